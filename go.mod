@@ -1,0 +1,3 @@
+module github.com/tessera-go/tessera
+
+go 1.26

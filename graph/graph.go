@@ -1,0 +1,428 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// Graph is a task graph: keys bound to nodes, kept in insertion order. The
+// zero value is an empty graph ready to use. A Graph is not safe for
+// concurrent mutation; schedulers only read it.
+type Graph struct {
+	keys  []Key
+	nodes []Node
+	index map[Key]int32
+}
+
+// New returns an empty graph with room for n nodes.
+func New(n int) *Graph {
+	return &Graph{keys: make([]Key, 0, n), nodes: make([]Node, 0, n), index: make(map[Key]int32, n)}
+}
+
+// Len returns the number of nodes.
+func (g *Graph) Len() int { return len(g.keys) }
+
+// Keys returns the keys in insertion order. The slice is the graph's own:
+// do not modify it.
+func (g *Graph) Keys() []Key { return g.keys }
+
+// Key returns the key of node i.
+func (g *Graph) Key(i int) Key { return g.keys[i] }
+
+// At returns node i. The pointer is valid until the graph is next modified.
+func (g *Graph) At(i int) *Node { return &g.nodes[i] }
+
+// Index returns the position of k.
+func (g *Graph) Index(k Key) (int, bool) {
+	i, ok := g.index[k]
+	return int(i), ok
+}
+
+// Has reports whether k is bound.
+func (g *Graph) Has(k Key) bool {
+	_, ok := g.index[k]
+	return ok
+}
+
+// Get returns the node bound to k.
+func (g *Graph) Get(k Key) (*Node, bool) {
+	i, ok := g.index[k]
+	if !ok {
+		return nil, false
+	}
+	return &g.nodes[i], true
+}
+
+// Set binds k to n. Binding a key again to an equal node is a no-op (that is
+// how identical computations dedupe); binding it to a different node is a
+// *ConflictError. An empty key, an invalid kind or a task without an op is
+// an error too.
+func (g *Graph) Set(k Key, n Node) error {
+	if k == "" {
+		return &InvalidNodeError{Key: k, Reason: "empty key"}
+	}
+	switch n.Kind {
+	case KindTask:
+		if n.Op == nil {
+			return &NilOpError{Key: k}
+		}
+		if err := checkArgs(k, n.Args); err != nil {
+			return err
+		}
+	case KindLiteral:
+	case KindAlias:
+		if n.Target == "" {
+			return &InvalidNodeError{Key: k, Reason: "alias to an empty key"}
+		}
+	default:
+		return &InvalidNodeError{Key: k, Reason: fmt.Sprintf("invalid node kind %d", n.Kind)}
+	}
+	if g.index == nil {
+		g.index = map[Key]int32{}
+	}
+	if i, ok := g.index[k]; ok {
+		if NodesEqual(&g.nodes[i], &n) {
+			return nil
+		}
+		return &ConflictError{Key: k}
+	}
+	g.index[k] = int32(len(g.keys))
+	g.keys = append(g.keys, k)
+	g.nodes = append(g.nodes, n)
+	return nil
+}
+
+func checkArgs(k Key, args []Arg) error {
+	for i := range args {
+		a := &args[i]
+		switch a.Kind {
+		case ArgRef:
+			if a.Ref == "" {
+				return &InvalidNodeError{Key: k, Reason: "reference to an empty key"}
+			}
+		case ArgLit:
+		case ArgList:
+			if err := checkArgs(k, a.List); err != nil {
+				return err
+			}
+		case ArgNested:
+			if a.Op == nil {
+				return &NilOpError{Key: k}
+			}
+			if err := checkArgs(k, a.List); err != nil {
+				return err
+			}
+		default:
+			return &InvalidNodeError{Key: k, Reason: fmt.Sprintf("invalid argument kind %d", a.Kind)}
+		}
+	}
+	return nil
+}
+
+// AddTask binds k to op applied to args.
+func (g *Graph) AddTask(k Key, op Op, args ...Arg) error { return g.Set(k, Task(op, args...)) }
+
+// AddLiteral binds k to the value v.
+func (g *Graph) AddLiteral(k Key, v any) error { return g.Set(k, Literal(v)) }
+
+// AddAlias binds k to target's value.
+func (g *Graph) AddAlias(k, target Key) error { return g.Set(k, Alias(target)) }
+
+// Merge adds every node of the others to g, in order. A key bound to
+// different nodes in two graphs is a *ConflictError; g keeps what was added
+// before the conflict.
+func (g *Graph) Merge(others ...*Graph) error {
+	for _, o := range others {
+		if o == nil {
+			continue
+		}
+		for i, k := range o.keys {
+			if err := g.Set(k, o.nodes[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Merge returns a new graph holding the nodes of all gs.
+func Merge(gs ...*Graph) (*Graph, error) {
+	n := 0
+	for _, g := range gs {
+		if g != nil {
+			n += g.Len()
+		}
+	}
+	out := New(n)
+	if err := out.Merge(gs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Clone returns a copy of g. Nodes are copied; ops, argument slices and
+// literal values are shared, since nothing modifies them.
+func (g *Graph) Clone() *Graph {
+	out := &Graph{
+		keys:  append([]Key(nil), g.keys...),
+		nodes: append([]Node(nil), g.nodes...),
+		index: make(map[Key]int32, len(g.keys)),
+	}
+	for i, k := range out.keys {
+		out.index[k] = int32(i)
+	}
+	return out
+}
+
+// Subgraph returns a new graph of the nodes at the given indices, in
+// increasing index order.
+func (g *Graph) Subgraph(idx []int32) *Graph {
+	sorted := append([]int32(nil), idx...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a] < sorted[b] })
+	out := New(len(sorted))
+	last := int32(-1)
+	for _, i := range sorted {
+		if i == last {
+			continue
+		}
+		last = i
+		out.index[g.keys[i]] = int32(len(out.keys))
+		out.keys = append(out.keys, g.keys[i])
+		out.nodes = append(out.nodes, g.nodes[i])
+	}
+	return out
+}
+
+// NodesEqual reports whether two nodes describe the same computation: same
+// kind, same op name and parameters, equal arguments, equal literals.
+func NodesEqual(a, b *Node) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case KindTask:
+		return opsEqual(a.Op, b.Op) && argsEqual(a.Args, b.Args) && reflect.DeepEqual(a.Resources, b.Resources)
+	case KindLiteral:
+		return valuesEqual(a.Value, b.Value)
+	case KindAlias:
+		return a.Target == b.Target
+	}
+	return false
+}
+
+func opsEqual(a, b Op) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Name() != b.Name() {
+		return false
+	}
+	pa, ea := OpParams(a)
+	pb, eb := OpParams(b)
+	if ea != nil || eb != nil {
+		return false
+	}
+	if string(pa) != string(pb) {
+		return false
+	}
+	_, pok := a.(ParamOp)
+	if pok {
+		return true
+	}
+	// Unparameterised ops of the same name: registered ops are equal by
+	// name; unregistered ones (closures) only if they are the same value.
+	if IsRegistered(a.Name()) {
+		return true
+	}
+	return sameValue(a, b)
+}
+
+func sameValue(a, b any) (eq bool) {
+	defer func() {
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	return a == b
+}
+
+func argsEqual(a, b []Arg) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Kind != y.Kind {
+			return false
+		}
+		switch x.Kind {
+		case ArgRef:
+			if x.Ref != y.Ref {
+				return false
+			}
+		case ArgLit:
+			if !valuesEqual(x.Lit, y.Lit) {
+				return false
+			}
+		case ArgList:
+			if !argsEqual(x.List, y.List) {
+				return false
+			}
+		case ArgNested:
+			if !opsEqual(x.Op, y.Op) || !argsEqual(x.List, y.List) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// valuesEqual compares literals; NaN equals NaN so that a graph equals its
+// decoded copy.
+func valuesEqual(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		if y, ok := b.(float64); ok && x != x && y != y {
+			return true
+		}
+	case float32:
+		if y, ok := b.(float32); ok && x != x && y != y {
+			return true
+		}
+	case complex128:
+		if y, ok := b.(complex128); ok {
+			return floatEq(real(x), real(y)) && floatEq(imag(x), imag(y))
+		}
+	case complex64:
+		if y, ok := b.(complex64); ok {
+			return floatEq(float64(real(x)), float64(real(y))) && floatEq(float64(imag(x)), float64(imag(y)))
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !valuesEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func floatEq(a, b float64) bool { return a == b || (a != a && b != b) }
+
+// Equal reports whether two graphs bind the same keys to equal nodes,
+// whatever their insertion order.
+func Equal(a, b *Graph) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i, k := range a.keys {
+		n, ok := b.Get(k)
+		if !ok || !NodesEqual(&a.nodes[i], n) {
+			return false
+		}
+	}
+	return true
+}
+
+// Deps holds the dependencies and dependents of every node of a graph, by
+// node index, in compact form. Repeated references count once. It is what
+// passes hand to one another.
+type Deps struct {
+	depOff, dep []int32
+	useOff, use []int32
+}
+
+// Of returns the indices of the nodes that node i depends on, in first-use
+// order. Do not modify the slice.
+func (d *Deps) Of(i int) []int32 { return d.dep[d.depOff[i]:d.depOff[i+1]] }
+
+// Users returns the indices of the nodes that depend on node i, in
+// increasing order. Do not modify the slice.
+func (d *Deps) Users(i int) []int32 { return d.use[d.useOff[i]:d.useOff[i+1]] }
+
+// Len returns the number of nodes described.
+func (d *Deps) Len() int { return len(d.depOff) - 1 }
+
+// Dependencies computes the dependencies and dependents of every node. A
+// reference to a key that is not in the graph is a *MissingKeyError.
+func (g *Graph) Dependencies() (*Deps, error) {
+	n := len(g.keys)
+	d := &Deps{depOff: make([]int32, n+1), useOff: make([]int32, n+2)}
+	d.dep = make([]int32, 0, n)
+	var refs []Key
+	for i := range g.nodes {
+		refs = g.nodes[i].Refs(refs[:0])
+		start := len(d.dep)
+		for _, r := range refs {
+			j, ok := g.index[r]
+			if !ok {
+				return nil, &MissingKeyError{Key: r, From: g.keys[i]}
+			}
+			dup := false
+			for _, e := range d.dep[start:] {
+				if e == j {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				d.dep = append(d.dep, j)
+				d.useOff[j+2]++
+			}
+		}
+		d.depOff[i+1] = int32(len(d.dep))
+	}
+	// Counting sort of the reverse edges; useOff[j+1] ends as the start of j.
+	for j := 2; j < n+2; j++ {
+		d.useOff[j] += d.useOff[j-1]
+	}
+	d.use = make([]int32, len(d.dep))
+	for i := 0; i < n; i++ {
+		for _, j := range d.dep[d.depOff[i]:d.depOff[i+1]] {
+			d.use[d.useOff[j+1]] = int32(i)
+			d.useOff[j+1]++
+		}
+	}
+	d.useOff = d.useOff[:n+1]
+	return d, nil
+}
+
+// Resolve turns task arguments into values: a reference becomes lookup(key),
+// a list becomes []any, a nested task is run. dst is reused when it has
+// room.
+func Resolve(ctx context.Context, dst []any, args []Arg, lookup func(Key) any) ([]any, error) {
+	dst = dst[:0]
+	for i := range args {
+		v, err := resolveArg(ctx, &args[i], lookup)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, v)
+	}
+	return dst, nil
+}
+
+func resolveArg(ctx context.Context, a *Arg, lookup func(Key) any) (any, error) {
+	switch a.Kind {
+	case ArgRef:
+		return lookup(a.Ref), nil
+	case ArgLit:
+		return a.Lit, nil
+	case ArgList:
+		return Resolve(ctx, make([]any, 0, len(a.List)), a.List, lookup)
+	case ArgNested:
+		vals, err := Resolve(ctx, make([]any, 0, len(a.List)), a.List, lookup)
+		if err != nil {
+			return nil, err
+		}
+		return a.Op.Run(ctx, vals)
+	}
+	return nil, fmt.Errorf("graph: invalid argument kind %d", a.Kind)
+}

@@ -1,0 +1,99 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/tessera-go/tessera/graph"
+)
+
+// Scheduler runs a graph and returns the values of keys, in order.
+type Scheduler interface {
+	Get(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]any, error)
+}
+
+// TaskError is the error of a task that failed or panicked. It names the
+// key and wraps the cause, so errors.Is and errors.As see through it.
+type TaskError struct {
+	Key graph.Key
+	Op  string // the op's name
+	Err error  // the cause; for a panic, a *PanicError
+}
+
+func (e *TaskError) Error() string {
+	return fmt.Sprintf("task %q (%s): %v", string(e.Key), e.Op, e.Err)
+}
+
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// PanicError is the cause of a TaskError for a task that panicked.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Callbacks observe a computation. Any field may be nil. Start and Finish
+// run on the goroutine that called Get; Pretask, Posttask and Release run
+// on the worker goroutine that ran the task, concurrently for Threaded, so
+// they must be safe for concurrent use.
+type Callbacks struct {
+	// Start is called once before the first task with the graph that will
+	// run (after optimization).
+	Start func(g *graph.Graph)
+	// Pretask is called before key runs on worker.
+	Pretask func(key graph.Key, worker int)
+	// Posttask is called after key ran on worker; err is nil on success.
+	Posttask func(key graph.Key, result any, err error, worker int)
+	// Release is called when key's value is dropped because its last
+	// dependent has run.
+	Release func(key graph.Key)
+	// Finish is called once at the end, with the error Get returns.
+	Finish func(err error)
+}
+
+type callbacksKey struct{}
+
+// WithCallbacks returns a context that makes every scheduler that runs
+// under it call cbs, in addition to callbacks already in ctx. This is how a
+// progress bar or a profiler is attached to one Compute, as httptrace does
+// for one request.
+func WithCallbacks(ctx context.Context, cbs ...*Callbacks) context.Context {
+	old := CallbacksFrom(ctx)
+	all := make([]*Callbacks, 0, len(old)+len(cbs))
+	all = append(all, old...)
+	for _, c := range cbs {
+		if c != nil {
+			all = append(all, c)
+		}
+	}
+	return context.WithValue(ctx, callbacksKey{}, all)
+}
+
+// CallbacksFrom returns the callbacks attached to ctx.
+func CallbacksFrom(ctx context.Context) []*Callbacks {
+	cbs, _ := ctx.Value(callbacksKey{}).([]*Callbacks)
+	return cbs
+}
+
+// runTask runs the task at node n with resolved args, turning a panic into
+// a *TaskError. A runtime.Error is converted too: a worker must never take
+// the process down for one task.
+func runTask(ctx context.Context, key graph.Key, n *graph.Node, args []any) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &TaskError{Key: key, Op: n.Op.Name(), Err: &PanicError{Value: r, Stack: debug.Stack()}}
+		}
+	}()
+	v, err = n.Op.Run(ctx, args)
+	if err != nil {
+		var te *TaskError
+		if !errors.As(err, &te) || te.Key != key {
+			err = &TaskError{Key: key, Op: n.Op.Name(), Err: err}
+		}
+	}
+	return v, err
+}
