@@ -52,7 +52,9 @@ func (k Key) Block() (name string, idx []int, ok bool) {
 	idx = make([]int, len(parts))
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
-		if err != nil {
+		// Only the canonical form BlockKey writes is a block index: "a[+1]"
+		// or "a[01]" would otherwise parse to a block whose key is "a[1]".
+		if err != nil || strconv.Itoa(n) != p {
 			return s, nil, false
 		}
 		idx[i] = n
