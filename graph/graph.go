@@ -357,19 +357,34 @@ func (g *Graph) Dependencies() (*Deps, error) {
 	d := &Deps{depOff: make([]int32, n+1), useOff: make([]int32, n+2)}
 	d.dep = make([]int32, 0, n)
 	var refs []Key
+	// mark[j] == i+1 when node i already depends on j. Scanning the node's
+	// own dependencies is cheaper for the usual handful of refs, but it is
+	// quadratic for a wide fan-in (a merge of every chunk), so past a few
+	// refs the mark array takes over; it is allocated only then.
+	var mark []int32
+	const scanRefs = 16
 	for i := range g.nodes {
 		refs = g.nodes[i].Refs(refs[:0])
 		start := len(d.dep)
+		useMark := len(refs) > scanRefs
+		if useMark && mark == nil {
+			mark = make([]int32, n)
+		}
 		for _, r := range refs {
 			j, ok := g.index[r]
 			if !ok {
 				return nil, &MissingKeyError{Key: r, From: g.keys[i]}
 			}
 			dup := false
-			for _, e := range d.dep[start:] {
-				if e == j {
-					dup = true
-					break
+			if useMark {
+				dup = mark[j] == int32(i+1)
+				mark[j] = int32(i + 1)
+			} else {
+				for _, e := range d.dep[start:] {
+					if e == j {
+						dup = true
+						break
+					}
 				}
 			}
 			if !dup {
