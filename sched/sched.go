@@ -2,9 +2,7 @@ package sched
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/tessera-go/tessera/graph"
 )
@@ -79,21 +77,3 @@ func CallbacksFrom(ctx context.Context) []*Callbacks {
 	return cbs
 }
 
-// runTask runs the task at node n with resolved args, turning a panic into
-// a *TaskError. A runtime.Error is converted too: a worker must never take
-// the process down for one task.
-func runTask(ctx context.Context, key graph.Key, n *graph.Node, args []any) (v any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &TaskError{Key: key, Op: n.Op.Name(), Err: &PanicError{Value: r, Stack: debug.Stack()}}
-		}
-	}()
-	v, err = n.Op.Run(ctx, args)
-	if err != nil {
-		var te *TaskError
-		if !errors.As(err, &te) || te.Key != key {
-			err = &TaskError{Key: key, Op: n.Op.Name(), Err: err}
-		}
-	}
-	return v, err
-}

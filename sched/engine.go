@@ -1,0 +1,605 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"sync"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
+)
+
+// engine is the state of one Get: every scheduler in this package is this
+// engine with a different number of workers (Sync: the calling goroutine;
+// Threaded: N goroutines). See doc.go for the node states.
+//
+// Everything indexed by node is a dense slice over the graph's node indices.
+// The fields below mu are guarded by it; vals[i] is written by the worker
+// that ran i before it takes mu to complete i, and read by dependents only
+// after they became ready under mu, so the mutex orders every access.
+type engine struct {
+	g    *graph.Graph
+	d    *graph.Deps
+	ctx  context.Context // passed to tasks; cancelled on the first error
+	done <-chan struct{} // ctx.Done(), nil when ctx cannot be cancelled
+	cb   *callbacks
+
+	vals   []any
+	wanted []bool  // requested keys: never released
+	byPrio []int32 // byPrio[p] is the node whose priority is p
+	prio   []int32 // prio[i] is node i's priority (optimize.Order)
+
+	mu       sync.Mutex
+	cond     sync.Cond // idle workers wait here for ready tasks or stop
+	pending  []int32   // dependencies not yet finished (waiting while > 0)
+	users    []int32   // dependents not yet finished; released at 0
+	ready    prioHeap  // priorities of ready tasks
+	finished int       // nodes finished, of all kinds
+	idle     int       // workers waiting on cond
+	stop     bool      // finished everything, failed, or cancelled
+	err      error     // the first error
+	fin      chan struct{}
+}
+
+// callbacks is the flattened form of the []*Callbacks in ctx: one slice per
+// hook, without nils, so that a hook nobody set costs a length check. The
+// RWMutex keeps worker-side hooks from running after Finish: workers hold it
+// for reading around each hook, Get takes it for writing before Finish.
+type callbacks struct {
+	start   []func(*graph.Graph)
+	pre     []func(graph.Key, int)
+	post    []func(graph.Key, any, error, int)
+	release []func(graph.Key)
+	finish  []func(error)
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+func flatten(cbs []*Callbacks) *callbacks {
+	c := &callbacks{}
+	for _, x := range cbs {
+		if x.Start != nil {
+			c.start = append(c.start, x.Start)
+		}
+		if x.Pretask != nil {
+			c.pre = append(c.pre, x.Pretask)
+		}
+		if x.Posttask != nil {
+			c.post = append(c.post, x.Posttask)
+		}
+		if x.Release != nil {
+			c.release = append(c.release, x.Release)
+		}
+		if x.Finish != nil {
+			c.finish = append(c.finish, x.Finish)
+		}
+	}
+	return c
+}
+
+func (c *callbacks) pretask(k graph.Key, w int) {
+	c.mu.RLock()
+	if !c.closed {
+		for _, f := range c.pre {
+			f(k, w)
+		}
+	}
+	c.mu.RUnlock()
+}
+
+func (c *callbacks) posttask(k graph.Key, v any, err error, w int) {
+	c.mu.RLock()
+	if !c.closed {
+		for _, f := range c.post {
+			f(k, v, err, w)
+		}
+	}
+	c.mu.RUnlock()
+}
+
+func (c *callbacks) released(g *graph.Graph, idx []int32) {
+	c.mu.RLock()
+	if !c.closed {
+		for _, i := range idx {
+			for _, f := range c.release {
+				f(g.Key(int(i)))
+			}
+		}
+	}
+	c.mu.RUnlock()
+}
+
+// close stops worker-side hooks, waiting for those under way, and calls
+// Finish.
+func (c *callbacks) close(err error) {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	for _, f := range c.finish {
+		f(err)
+	}
+}
+
+// get is the body shared by every scheduler: validate, cull to what keys
+// need, order, then run with workers goroutines (0: on the calling one).
+func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (out []any, err error) {
+	cb := flatten(CallbacksFrom(ctx))
+	started := false
+	defer func() {
+		if !started {
+			for _, f := range cb.start {
+				f(g)
+			}
+		}
+		cb.close(err)
+	}()
+	d, err := g.ValidateDeps()
+	if err != nil {
+		return nil, err
+	}
+	want := make([]int32, len(keys))
+	for i, k := range keys {
+		j, ok := g.Index(k)
+		if !ok {
+			return nil, &graph.MissingKeyError{Key: k}
+		}
+		want[i] = int32(j)
+	}
+	g, d, want, err = cull(g, d, keys, want)
+	if err != nil {
+		return nil, err
+	}
+	started = true
+	for _, f := range cb.start {
+		f(g)
+	}
+	if len(keys) == 0 {
+		return []any{}, nil
+	}
+	prio, err := optimize.Order(g, d)
+	if err != nil {
+		return nil, err
+	}
+	e := newEngine(ctx, g, d, prio, want, cb)
+	if workers <= 0 {
+		e.work(0)
+		err = e.err
+	} else {
+		err = e.runWorkers(ctx, workers)
+	}
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	out = make([]any, len(want))
+	for i, j := range want {
+		out[i] = e.vals[j]
+	}
+	return out, nil
+}
+
+// cull drops the nodes keys do not need. It marks from the requested nodes
+// over d, which costs O(n) and no allocation beyond the marks when nothing
+// is dropped, the common case after optimize.Optimize.
+func cull(g *graph.Graph, d *graph.Deps, keys []graph.Key, want []int32) (*graph.Graph, *graph.Deps, []int32, error) {
+	n := g.Len()
+	seen := make([]bool, n)
+	stack := make([]int32, 0, 64)
+	count := 0
+	for _, j := range want {
+		if !seen[j] {
+			seen[j] = true
+			count++
+			stack = append(stack, j)
+		}
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, j := range d.Of(int(i)) {
+			if !seen[j] {
+				seen[j] = true
+				count++
+				stack = append(stack, j)
+			}
+		}
+	}
+	if count == n {
+		return g, d, want, nil
+	}
+	keep := make([]int32, 0, count)
+	for i, s := range seen {
+		if s {
+			keep = append(keep, int32(i))
+		}
+	}
+	sub := g.Subgraph(keep)
+	sd, err := sub.Dependencies()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i, k := range keys {
+		j, _ := sub.Index(k)
+		want[i] = int32(j)
+	}
+	return sub, sd, want, nil
+}
+
+func newEngine(ctx context.Context, g *graph.Graph, d *graph.Deps, prio, want []int32, cb *callbacks) *engine {
+	n := g.Len()
+	e := &engine{
+		g: g, d: d, ctx: ctx, done: ctx.Done(), cb: cb,
+		vals:    make([]any, n),
+		wanted:  make([]bool, n),
+		byPrio:  make([]int32, n),
+		prio:    prio,
+		pending: make([]int32, n),
+		users:   make([]int32, n),
+	}
+	e.cond.L = &e.mu
+	for _, j := range want {
+		e.wanted[j] = true
+	}
+	for i, p := range prio {
+		e.byPrio[p] = int32(i)
+	}
+	for i := 0; i < n; i++ {
+		e.pending[i] = int32(len(d.Of(i)))
+		e.users[i] = int32(len(d.Users(i)))
+	}
+	// Literals finish before any worker starts; completing them may make
+	// aliases finish and tasks ready. Tasks with no dependencies are ready
+	// from the start. The initial ready set is collected in priority order,
+	// and a sorted array is already a valid min-heap.
+	var rel, fresh []int32
+	for i := 0; i < n; i++ {
+		if nd := g.At(i); nd.Kind == graph.KindLiteral {
+			e.vals[i] = nd.Value
+			rel, fresh = e.complete(int32(i), rel, fresh)
+		}
+	}
+	readyAtStart := make([]bool, n)
+	for _, i := range fresh {
+		readyAtStart[i] = true
+	}
+	for i := 0; i < n; i++ {
+		if e.pending[i] == 0 && g.At(i).Kind == graph.KindTask {
+			readyAtStart[i] = true
+		}
+	}
+	e.ready = make(prioHeap, 0, 64)
+	for p, i := range e.byPrio {
+		if readyAtStart[i] {
+			e.ready = append(e.ready, int32(p))
+		}
+	}
+	if len(rel) > 0 && len(cb.release) > 0 {
+		e.cb.released(g, rel)
+	}
+	return e
+}
+
+// complete marks node i finished under mu: its dependents count down, those
+// that reach zero become ready (aliases finish on the spot, without a worker
+// round trip), and its dependencies whose last dependent this was are
+// released unless requested. Released nodes are appended to rel and newly
+// ready tasks to fresh.
+func (e *engine) complete(i int32, rel, fresh []int32) ([]int32, []int32) {
+	for {
+		e.finished++
+		for _, j := range e.d.Of(int(i)) {
+			e.users[j]--
+			if e.users[j] == 0 && !e.wanted[j] {
+				e.vals[j] = nil
+				rel = append(rel, j)
+			}
+		}
+		var alias int32 = -1
+		for _, u := range e.d.Users(int(i)) {
+			e.pending[u]--
+			if e.pending[u] != 0 {
+				continue
+			}
+			if nd := e.g.At(int(u)); nd.Kind == graph.KindAlias {
+				if alias < 0 {
+					alias = u
+					continue
+				}
+				// A second alias of the same node: rare, recurse.
+				t, _ := e.g.Index(nd.Target)
+				e.vals[u] = e.vals[t]
+				rel, fresh = e.complete(u, rel, fresh)
+				continue
+			}
+			fresh = append(fresh, u)
+		}
+		if alias < 0 {
+			return rel, fresh
+		}
+		t, _ := e.g.Index(e.g.At(int(alias)).Target)
+		e.vals[alias] = e.vals[t]
+		i = alias
+	}
+}
+
+// runWorkers starts n workers and waits until they finish everything, one
+// fails, or ctx is cancelled. On failure or cancellation it returns at once:
+// workers still running a task see the cancelled task context, and exit
+// when the task returns without starting another.
+func (e *engine) runWorkers(parent context.Context, n int) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	e.ctx, e.done = ctx, ctx.Done()
+	e.fin = make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.work(w)
+		}()
+	}
+	select {
+	case <-e.fin:
+	case <-parent.Done():
+	}
+	e.mu.Lock()
+	err := e.err
+	if err == nil && !e.stop {
+		err = parent.Err()
+		e.fail(err)
+	}
+	e.mu.Unlock()
+	if err == nil {
+		// Every task finished: the workers are exiting, and waiting for
+		// them keeps the goroutine count of a finished Get at zero.
+		wg.Wait()
+	}
+	return err
+}
+
+// fail records the first error and stops the run. Called under mu.
+func (e *engine) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+	e.halt()
+}
+
+// halt stops the run and wakes everyone. Called under mu.
+func (e *engine) halt() {
+	e.stop = true
+	e.cond.Broadcast()
+	if e.fin != nil {
+		select {
+		case <-e.fin:
+		default:
+			close(e.fin)
+		}
+	}
+}
+
+// work is one worker: pop the best ready task, run it outside the lock,
+// complete it under the lock, and run next the best task it made ready when
+// nothing better waits in the heap, skipping a heap round trip. That keeps
+// one worker walking up a reduction tree the way Order intends.
+func (e *engine) work(w int) {
+	var (
+		args  []any
+		rel   []int32
+		fresh []int32
+		next  int32 = -1
+	)
+	n := e.g.Len()
+	e.mu.Lock()
+	for {
+		if next < 0 {
+			for len(e.ready) == 0 && !e.stop {
+				if e.fin == nil {
+					// The synchronous engine has no one to wait for.
+					e.fail(errStuck)
+					break
+				}
+				e.idle++
+				e.cond.Wait()
+				e.idle--
+			}
+			if e.stop {
+				break
+			}
+			next = e.byPrio[e.ready.pop()]
+		}
+		e.mu.Unlock()
+
+		if e.done != nil {
+			select {
+			case <-e.done:
+				e.mu.Lock()
+				e.fail(e.ctx.Err())
+				e.mu.Unlock()
+				return
+			default:
+			}
+		}
+		k := e.g.Key(int(next))
+		if len(e.cb.pre) > 0 {
+			e.cb.pretask(k, w)
+		}
+		var v any
+		var err error
+		v, err, args = e.run(k, next, args)
+		if len(e.cb.post) > 0 {
+			e.cb.posttask(k, v, err, w)
+		}
+
+		e.mu.Lock()
+		if err != nil {
+			e.fail(err)
+			break
+		}
+		e.vals[next] = v
+		rel, fresh = e.complete(next, rel[:0], fresh[:0])
+		next = -1
+		if e.finished == n {
+			e.halt()
+			break
+		}
+		if e.stop {
+			break
+		}
+		if len(fresh) > 0 {
+			best := 0
+			for x := 1; x < len(fresh); x++ {
+				if e.prio[fresh[x]] < e.prio[fresh[best]] {
+					best = x
+				}
+			}
+			bp := e.prio[fresh[best]]
+			if len(e.ready) == 0 || bp < e.ready[0] {
+				next = fresh[best]
+				fresh[best] = fresh[len(fresh)-1]
+				fresh = fresh[:len(fresh)-1]
+			}
+			for _, u := range fresh {
+				e.ready.push(e.prio[u])
+			}
+			if next < 0 {
+				next = e.byPrio[e.ready.pop()]
+			}
+			for x := 0; x < len(fresh) && x < e.idle; x++ {
+				e.cond.Signal()
+			}
+		}
+		if len(rel) > 0 && len(e.cb.release) > 0 {
+			e.mu.Unlock()
+			e.cb.released(e.g, rel)
+			e.mu.Lock()
+		}
+	}
+	e.mu.Unlock()
+}
+
+var errStuck = errors.New("sched: no task is ready and none is running (internal error)")
+
+// run resolves the arguments of task i and runs it, turning a panic into a
+// *TaskError. args is the worker's reusable argument slice, returned for the
+// next task; it is cleared so that it keeps no value alive.
+func (e *engine) run(k graph.Key, i int32, args []any) (v any, err error, _ []any) {
+	nd := e.g.At(int(i))
+	defer func() {
+		if r := recover(); r != nil {
+			err = &TaskError{Key: k, Op: nd.Op.Name(), Err: &PanicError{Value: r, Stack: debug.Stack()}}
+		}
+	}()
+	args, err = e.resolve(i, nd, args)
+	if err == nil {
+		v, err = nd.Op.Run(e.ctx, args)
+	}
+	clear(args)
+	if err != nil {
+		var te *TaskError
+		if !errors.As(err, &te) || te.Key != k {
+			err = &TaskError{Key: k, Op: nd.Op.Name(), Err: err}
+		}
+	}
+	return v, err, args[:0]
+}
+
+// resolve turns node i's arguments into values. References are resolved
+// through the node's dependency list, by index, instead of a map lookup by
+// key: when every argument is a distinct reference, argument x is exactly
+// dependency x, because Deps lists dependencies in first-use order.
+func (e *engine) resolve(i int32, nd *graph.Node, dst []any) ([]any, error) {
+	deps := e.d.Of(int(i))
+	dst = dst[:0]
+	simple := true
+	for x := range nd.Args {
+		if nd.Args[x].Kind != graph.ArgRef {
+			simple = false
+			break
+		}
+	}
+	if simple && len(deps) == len(nd.Args) {
+		for _, j := range deps {
+			dst = append(dst, e.vals[j])
+		}
+		return dst, nil
+	}
+	for x := range nd.Args {
+		a := &nd.Args[x]
+		switch a.Kind {
+		case graph.ArgRef:
+			v := any(nil)
+			for _, j := range deps {
+				if e.g.Key(int(j)) == a.Ref {
+					v = e.vals[j]
+					break
+				}
+			}
+			dst = append(dst, v)
+		case graph.ArgLit:
+			dst = append(dst, a.Lit)
+		default:
+			// Lists and nested tasks: rare, take the general path.
+			return graph.Resolve(e.ctx, dst, nd.Args, e.lookup)
+		}
+	}
+	return dst, nil
+}
+
+func (e *engine) lookup(k graph.Key) any {
+	j, _ := e.g.Index(k)
+	return e.vals[j]
+}
+
+// prioHeap is a binary min-heap of priorities. Priorities are a permutation
+// of the node indices, so the heap holds plain int32s and compares them
+// without indirection; engine.byPrio maps a priority back to its node.
+type prioHeap []int32
+
+func (h *prioHeap) push(p int32) {
+	s := append(*h, p)
+	c := len(s) - 1
+	for c > 0 {
+		par := (c - 1) / 2
+		if s[par] <= p {
+			break
+		}
+		s[c] = s[par]
+		c = par
+	}
+	s[c] = p
+	*h = s
+}
+
+func (h *prioHeap) pop() int32 {
+	s := *h
+	top := s[0]
+	last := s[len(s)-1]
+	s = s[:len(s)-1]
+	n := len(s)
+	if n > 0 {
+		c := 0
+		for {
+			l := 2*c + 1
+			if l >= n {
+				break
+			}
+			if r := l + 1; r < n && s[r] < s[l] {
+				l = r
+			}
+			if last <= s[l] {
+				break
+			}
+			s[c] = s[l]
+			c = l
+		}
+		s[c] = last
+	}
+	*h = s
+	return top
+}
