@@ -64,11 +64,11 @@ func tok(parts ...any) string {
 
 // sumSquares is the seed tutorial's x**2 + y**2 as dask.delayed builds it:
 //
-//	        add
-//	       /   \
-//	  square   square
-//	     |       |
-//	     x       y
+//	      add
+//	     /   \
+//	square   square
+//	   |       |
+//	   x       y
 func sumSquares() []entry {
 	sx := graph.Key("square-" + tok("square", graph.Key("x")))
 	sy := graph.Key("square-" + tok("square", graph.Key("y")))
@@ -84,15 +84,15 @@ func sumSquares() []entry {
 // tree is a reduction of 8 loaded chunks by pairwise sums, with an alias
 // "total" for the result:
 //
-//	                 total
-//	                   |
-//	                sum3[0]
-//	           /             \
-//	      sum2[0]           sum2[1]
-//	      /     \           /     \
-//	  sum1[0] sum1[1]   sum1[2] sum1[3]
-//	   / \     / \       / \     / \
-//	  c0 c1   c2 c3     c4 c5   c6 c7
+//	               total
+//	                 |
+//	              sum3[0]
+//	         /             \
+//	    sum2[0]           sum2[1]
+//	    /     \           /     \
+//	sum1[0] sum1[1]   sum1[2] sum1[3]
+//	 / \     / \       / \     / \
+//	c0 c1   c2 c3     c4 c5   c6 c7
 func tree() []entry {
 	chunk := "load-" + tok("load", 8)
 	var es []entry

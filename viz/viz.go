@@ -101,26 +101,35 @@ func WriteDOT(w io.Writer, g *graph.Graph, opts Options) error {
 	if err != nil {
 		return err
 	}
-	// emicklei/dot's Write has no error to return: collect the writer's.
-	ew := &errWriter{w: w}
-	dg.Write(ew)
-	if ew.err != nil {
-		return fmt.Errorf("viz: write dot: %w", ew.err)
+	var buf bytes.Buffer
+	dg.Write(&buf)
+	if _, err := w.Write(tidy(buf.Bytes())); err != nil {
+		return fmt.Errorf("viz: write dot: %w", err)
 	}
 	return nil
 }
 
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return len(p), nil
+// tidy drops the blank, tab-indented lines emicklei/dot writes after each
+// attribute block and its double space after an anonymous "digraph": they
+// are invisible in an editor but not to diff or to a // Output: comment.
+func tidy(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i+1], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(line, []byte("digraph  {")) {
+			line = []byte("digraph {\n")
+		}
+		out = append(out, line...)
 	}
-	_, e.err = e.w.Write(p)
-	return len(p), nil
+	return out
 }
 
 // canonical returns g rebuilt in sorted key order. Everything after it
