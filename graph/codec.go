@@ -318,6 +318,13 @@ func (d *decoder) count(min uint64) int {
 	return int(n)
 }
 
+// prealloc caps the room reserved for n elements whose encodings have not
+// been read yet. count only proves one byte per element is left, and an
+// element takes 16 or more bytes once decoded; nested lists could each claim
+// the whole rest of the input, so a 1 MB input would reserve gigabytes.
+// Beyond the cap, append grows with what is actually decoded.
+func prealloc(n int) int { return min(n, 1024) }
+
 func (d *decoder) u16() uint16 {
 	if p := d.take(2); p != nil {
 		return binary.LittleEndian.Uint16(p)
@@ -403,7 +410,7 @@ func (d *decoder) value(depth int) any {
 		return Key(d.str())
 	case tagList:
 		n := d.count(1)
-		out := make([]any, 0, n)
+		out := make([]any, 0, prealloc(n))
 		for i := 0; i < n && d.err == nil; i++ {
 			out = append(out, d.value(depth+1))
 		}
@@ -431,14 +438,14 @@ func (d *decoder) value(depth int) any {
 		return out
 	case tagStrings:
 		n := d.count(1)
-		out := make([]string, 0, n)
+		out := make([]string, 0, prealloc(n))
 		for i := 0; i < n && d.err == nil; i++ {
 			out = append(out, d.str())
 		}
 		return out
 	case tagMap:
 		n := d.count(2)
-		out := make(map[string]any, n)
+		out := make(map[string]any, prealloc(n))
 		for i := 0; i < n && d.err == nil; i++ {
 			k := d.str()
 			out[k] = d.value(depth + 1)
