@@ -9,7 +9,10 @@
 // who knows Dask's:
 //
 //   - each task is a circle labelled with its op's short name (the part
-//     after the last "." or "/": "add" for op "delayed.add");
+//     after the last "." or "/": "add" for op "delayed.add"); a task into
+//     which Optimize fused or inlined others is labelled with their names
+//     too, sorted, before its own ("load-square-add"), as Dask names fused
+//     keys;
 //   - each key's value is a box labelled with the key's prefix ("x",
 //     "square" for "square-6892ee..."), or, for a block key, with its
 //     block index ("3", "(1, 2)"), as Dask labels chunks;

@@ -174,7 +174,7 @@ func build(g0 *graph.Graph, opts *Options) (*dot.Graph, error) {
 		if len(keys) == 0 {
 			keys = outputs(g, d)
 		}
-		if g, _, err = optimizeGraph(g, keys); err != nil {
+		if g, _, err = optimize.Optimize(g, keys); err != nil {
 			return nil, err
 		}
 		// The optimized graph is built in the pass's own order; make it
@@ -228,7 +228,7 @@ func build(g0 *graph.Graph, opts *Options) (*dot.Graph, error) {
 		p := parent(k)
 		if node.Kind == graph.KindTask {
 			c := p.Node(string(k) + "\x00a")
-			c.Attr("label", opLabel(node.Op.Name()))
+			c.Attr("label", taskLabel(node))
 			c.Attr("shape", "circle")
 			c.Attr("tooltip", string(k))
 			paint(c, fill[i])
@@ -282,6 +282,38 @@ func paint(n dot.Node, c string) {
 	}
 }
 
+// taskLabel is the label of a task's circle: its op's short name, after
+// the short names of the ops fused or inlined into it as nested arguments,
+// sorted and without repeats ("load-add" for an add whose argument is a
+// nested load), which is how Dask names fused tasks.
+func taskLabel(n *graph.Node) string {
+	top := opLabel(n.Op.Name())
+	seen := map[string]bool{top: true}
+	var nested []string
+	var walk func(args []graph.Arg)
+	walk = func(args []graph.Arg) {
+		for i := range args {
+			a := &args[i]
+			switch a.Kind {
+			case graph.ArgNested:
+				if l := opLabel(a.Op.Name()); !seen[l] {
+					seen[l] = true
+					nested = append(nested, l)
+				}
+				walk(a.List)
+			case graph.ArgList:
+				walk(a.List)
+			}
+		}
+	}
+	walk(n.Args)
+	if len(nested) == 0 {
+		return top
+	}
+	sort.Strings(nested)
+	return strings.Join(nested, "-") + "-" + top
+}
+
 // opLabel shortens an op name the way Dask's funcname does: the part after
 // the last package qualifier, "add" for "delayed.add".
 func opLabel(name string) string {
@@ -321,10 +353,4 @@ func layerLabel(k graph.Key) string {
 		token = token[:7]
 	}
 	return prefix + "-" + token
-}
-
-// optimizeGraph is the pass behind Options.Optimize. It is
-// optimize.Cull until optimize.Optimize (cull, inline, fuse) lands.
-func optimizeGraph(g *graph.Graph, keys []graph.Key) (*graph.Graph, *graph.Deps, error) {
-	return optimize.Cull(g, keys)
 }

@@ -444,3 +444,24 @@ func TestRenderFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestFusedLabel checks that a fused chain is labelled with the ops it
+// holds: load -> square -> add, fused by Optimize into one task, must show
+// a single circle whose label names all three.
+func TestFusedLabel(t *testing.T) {
+	g := build([]entry{
+		{"load-00000000aaaaaaaa", graph.Task(opLoad, graph.Lit(1))},
+		{"square-00000000bbbbbbbb", graph.Task(opSquare, graph.Ref("load-00000000aaaaaaaa"))},
+		{"add-00000000cccccccc", graph.Task(opAdd, graph.Ref("square-00000000bbbbbbbb"), graph.Lit(1))},
+	})
+	p := parse(t, must(viz.DOT(g, viz.Options{Optimize: true, Keys: []graph.Key{"add-00000000cccccccc"}})))
+	var labels []string
+	for _, a := range p.nodes {
+		if a["shape"] == "circle" {
+			labels = append(labels, a["label"])
+		}
+	}
+	if fmt.Sprint(labels) != "[load-square-add]" {
+		t.Errorf("circles: got %q, want one labelled load-square-add", labels)
+	}
+}
