@@ -203,13 +203,21 @@ func NodesEqual(a, b *Node) bool {
 	}
 	switch a.Kind {
 	case KindTask:
-		return opsEqual(a.Op, b.Op) && argsEqual(a.Args, b.Args) && reflect.DeepEqual(a.Resources, b.Resources)
+		return opsEqual(a.Op, b.Op) && argsEqual(a.Args, b.Args) && resourcesEqual(a.Resources, b.Resources)
 	case KindLiteral:
 		return valuesEqual(a.Value, b.Value)
 	case KindAlias:
 		return a.Target == b.Target
 	}
 	return false
+}
+
+// resourcesEqual treats a nil and an empty map alike: JSON omits both.
+func resourcesEqual(a, b map[string]float64) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func opsEqual(a, b Op) bool {
@@ -279,10 +287,35 @@ func argsEqual(a, b []Arg) bool {
 	return true
 }
 
-// valuesEqual compares literals; NaN equals NaN so that a graph equals its
-// decoded copy.
+// valuesEqual compares literals so that a graph equals its decoded copy:
+// NaN equals NaN, also inside lists, []float64 and maps, and a nil slice or
+// map equals an empty one of the same type (the codec decodes both as
+// empty).
 func valuesEqual(a, b any) bool {
 	switch x := a.(type) {
+	case []float64:
+		y, ok := b.([]float64)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !floatEq(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !valuesEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
 	case float64:
 		if y, ok := b.(float64); ok && x != x && y != y {
 			return true
@@ -310,6 +343,12 @@ func valuesEqual(a, b any) bool {
 			}
 		}
 		return true
+	}
+	if a != nil && b != nil {
+		va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+		if va.Type() == vb.Type() && (va.Kind() == reflect.Slice || va.Kind() == reflect.Map) && va.Len() == 0 && vb.Len() == 0 {
+			return true
+		}
 	}
 	return reflect.DeepEqual(a, b)
 }

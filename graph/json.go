@@ -324,7 +324,10 @@ func argsFromJSON(in []jsonArg, depth int) ([]Arg, error) {
 		case ja.Ref != nil:
 			out[i] = Ref(Key(*ja.Ref))
 		case ja.Lit != nil:
-			v, err := valueFromJSON(ja.Lit, depth+1)
+			// A value's depth is counted on its own: a "codec" value
+			// decodes to lists up to the codec's depth, which encode back
+			// as JSON lists, and must still decode under deep arguments.
+			v, err := valueFromJSON(ja.Lit, 0)
 			if err != nil {
 				return nil, err
 			}
