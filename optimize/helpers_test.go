@@ -66,10 +66,12 @@ var (
 	opLeaf = &intOp{"optimize_test.leaf", func([]int) int { return 1 }}
 	// opTen is cheap: ten times its argument.
 	opTen = &cheapOp{intOp{"optimize_test.ten", func(x []int) int { return 10 * x[0] }}}
+	// opCheapAdd is a cheap add.
+	opCheapAdd = &cheapOp{intOp{"optimize_test.cheapadd", sum}}
 )
 
 func init() {
-	for _, op := range []graph.Op{opInc, opDbl, opAdd, opLeaf, opTen} {
+	for _, op := range []graph.Op{opInc, opDbl, opAdd, opLeaf, opTen, opCheapAdd} {
 		graph.Register(op)
 	}
 }
