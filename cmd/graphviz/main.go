@@ -1,0 +1,261 @@
+// Command graphviz draws the task graph of a built-in workload or of a
+// graph saved as JSON, following Dask's picture conventions (see package
+// viz).
+//
+// Usage:
+//
+//	graphviz [-o FILE] [-format dot|svg|png|pdf] [-optimize] [-color order|time]
+//	         [-rankdir BT|LR|TB|RL] [-collapse] [-clusters] WORKLOAD|GRAPH.json
+//
+// An argument that ends in .json, or names an existing file, is read with
+// graph.ReadJSON and drawn for its outputs (the nodes nothing depends on);
+// any other is the name of a workload of internal/workloads. Without -o
+// the DOT text goes to standard output; with -o the format defaults to the
+// file's extension, and svg, png and pdf need the graphviz dot binary.
+// -color time runs the graph (optimized first if -optimize is given) on
+// sched.Sync and colours each task by how long it took.
+//
+// Any error prints one line, "graphviz: " and the message, to standard
+// error and exits with status 2; no partial output file is left behind.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/internal/workloads"
+	"github.com/tessera-go/tessera/optimize"
+	"github.com/tessera-go/tessera/sched"
+	"github.com/tessera-go/tessera/viz"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: graphviz [flags] WORKLOAD|GRAPH.json
+
+Draws a workload's or a saved graph's task graph as DOT, SVG, PNG or PDF.
+
+flags:
+`
+
+// config is the parsed command line.
+type config struct {
+	out, format, color, rankdir  string
+	optimize, collapse, clusters bool
+	source                       string
+}
+
+// run is the whole command, in process for the tests: it returns the exit
+// status.
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		fs := flags(&config{})
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0
+	}
+	if err == nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		err = draw(ctx, cfg, stdout)
+		stop()
+	}
+	if err != nil {
+		// One line, whatever the error wraps: scripts read the first line.
+		msg := strings.Join(strings.Fields(err.Error()), " ")
+		fmt.Fprintf(stderr, "graphviz: %s\n", msg)
+		return 2
+	}
+	return 0
+}
+
+func flags(cfg *config) *flag.FlagSet {
+	fs := flag.NewFlagSet("graphviz", flag.ContinueOnError)
+	fs.StringVar(&cfg.out, "o", "", "write to `FILE` instead of standard output")
+	fs.StringVar(&cfg.format, "format", "", "output format: dot, svg, png or pdf (default: from the -o extension, else dot)")
+	fs.BoolVar(&cfg.optimize, "optimize", false, "draw the optimized graph that Compute runs (cull, inline, fuse)")
+	fs.StringVar(&cfg.color, "color", "", "fill nodes by `mode`: order (static priority) or time (measured by running the graph)")
+	fs.StringVar(&cfg.rankdir, "rankdir", "BT", "direction of the arrows: BT, LR, TB or RL")
+	fs.BoolVar(&cfg.collapse, "collapse", false, "omit the boxes of task results")
+	fs.BoolVar(&cfg.clusters, "clusters", false, "group each layer's nodes in a cluster")
+	return fs
+}
+
+// parseArgs parses flags before and after the one positional argument, so
+// that "graphviz g.json -o g.svg" works as well as the flag-first form.
+func parseArgs(args []string) (*config, error) {
+	cfg := &config{}
+	fs := flags(cfg)
+	fs.SetOutput(io.Discard) // errors are reported in one line by run
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch len(pos) {
+	case 0:
+		return nil, fmt.Errorf("missing WORKLOAD or GRAPH.json argument (known workloads: %s)", known())
+	case 1:
+		cfg.source = pos[0]
+	default:
+		return nil, fmt.Errorf("want one WORKLOAD or GRAPH.json argument, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	switch cfg.rankdir {
+	case "BT", "LR", "TB", "RL":
+	default:
+		return nil, fmt.Errorf("invalid -rankdir %q (want BT, LR, TB or RL)", cfg.rankdir)
+	}
+	switch cfg.color {
+	case "", "order", "time":
+	default:
+		return nil, fmt.Errorf("invalid -color %q (want order or time)", cfg.color)
+	}
+	switch cfg.format {
+	case "", "dot", "svg", "png", "pdf":
+	default:
+		return nil, fmt.Errorf("invalid -format %q (want dot, svg, png or pdf)", cfg.format)
+	}
+	if cfg.out != "" && cfg.format == "" {
+		if cfg.format = viz.Format(cfg.out); cfg.format == "" {
+			return nil, fmt.Errorf("cannot tell the format of -o %s from its extension; give -format dot, svg, png or pdf", cfg.out)
+		}
+	}
+	if cfg.format == "" {
+		cfg.format = "dot"
+	}
+	if cfg.out == "" && cfg.format != "dot" {
+		return nil, fmt.Errorf("-format %s needs -o FILE (only dot goes to standard output)", cfg.format)
+	}
+	return cfg, nil
+}
+
+func known() string {
+	names := workloads.Names()
+	if len(names) == 0 {
+		return "none registered"
+	}
+	return strings.Join(names, ", ")
+}
+
+// load returns the graph named by src and the keys to draw it for.
+func load(src string) (*graph.Graph, []graph.Key, error) {
+	isFile := strings.HasSuffix(src, ".json")
+	if !isFile {
+		if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() {
+			isFile = true
+		}
+	}
+	if !isFile {
+		if _, err := workloads.Lookup(src); err != nil {
+			return nil, nil, fmt.Errorf("unknown workload %q (known: %s)", src, known())
+		}
+		w, _ := workloads.Lookup(src)
+		g, keys, err := w.Build()
+		if err != nil {
+			return nil, nil, fmt.Errorf("workload %s: %w", src, err)
+		}
+		return g, keys, nil
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	g, err := graph.ReadJSON(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
+	}
+	d, err := g.ValidateDeps()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
+	}
+	var keys []graph.Key
+	for i := 0; i < g.Len(); i++ {
+		if len(d.Users(i)) == 0 {
+			keys = append(keys, g.Key(i))
+		}
+	}
+	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+	return g, keys, nil
+}
+
+func draw(ctx context.Context, cfg *config, stdout io.Writer) error {
+	g, keys, err := load(cfg.source)
+	if err != nil {
+		return err
+	}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", cfg.source, err)
+	}
+	opts := viz.Options{
+		RankDir:  cfg.rankdir,
+		Optimize: cfg.optimize,
+		Keys:     keys,
+		Color:    cfg.color,
+		Collapse: cfg.collapse,
+		Clusters: cfg.clusters,
+	}
+	if cfg.color == "time" {
+		// Time the graph that is drawn: with -optimize that is the fused
+		// graph, whose keys are the ones in the picture.
+		if cfg.optimize {
+			if g, _, err = optimize.Optimize(g, keys); err != nil {
+				return fmt.Errorf("%s: %w", cfg.source, err)
+			}
+			opts.Optimize = false
+		}
+		if opts.Times, err = measure(ctx, g, keys); err != nil {
+			return fmt.Errorf("%s: run for -color time: %w", cfg.source, err)
+		}
+	}
+	if cfg.out == "" {
+		return viz.WriteDOT(stdout, g, opts)
+	}
+	return viz.Render(ctx, g, cfg.out, cfg.format, opts)
+}
+
+// measure runs g on sched.Sync and returns how long each task took.
+// Literals and aliases cost nothing worth a colour and are left out.
+func measure(ctx context.Context, g *graph.Graph, keys []graph.Key) (map[graph.Key]time.Duration, error) {
+	var mu sync.Mutex
+	start := map[graph.Key]time.Time{}
+	times := map[graph.Key]time.Duration{}
+	cb := &sched.Callbacks{
+		Pretask: func(k graph.Key, _ int) {
+			mu.Lock()
+			start[k] = time.Now()
+			mu.Unlock()
+		},
+		Posttask: func(k graph.Key, _ any, _ error, _ int) {
+			now := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			if n, ok := g.Get(k); ok && n.Kind == graph.KindTask {
+				times[k] = now.Sub(start[k])
+			}
+		},
+	}
+	if _, err := (sched.Sync{}).Get(sched.WithCallbacks(ctx, cb), g, keys); err != nil {
+		return nil, err
+	}
+	return times, nil
+}
