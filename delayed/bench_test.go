@@ -1,0 +1,59 @@
+package delayed_test
+
+import (
+	"testing"
+
+	"github.com/tessera-go/tessera/delayed"
+)
+
+func benchAdd(a, b int) int { return a + b }
+
+var (
+	benchAddPure   = delayed.Fn2("bench.add", benchAdd)
+	benchAddImpure = delayed.Fn2("bench.add", benchAdd, delayed.Impure())
+)
+
+// buildTree builds Dask's delayed_tree: leaves add(i, 1), then pairwise
+// sums up to one root; 2*leaves-1 tasks.
+func buildTree(add func(delayed.In[int], delayed.In[int]) delayed.Delayed[int], leaves int) delayed.Delayed[int] {
+	level := make([]delayed.Delayed[int], leaves)
+	for i := range level {
+		level[i] = add(delayed.Lit(i), delayed.Lit(1))
+	}
+	for len(level) > 1 {
+		next := level[:0:0]
+		next = make([]delayed.Delayed[int], 0, len(level)/2)
+		for i := 0; i+1 < len(level); i += 2 {
+			next = append(next, add(level[i], level[i+1]))
+		}
+		level = next
+	}
+	return level[0]
+}
+
+func benchmarkBuildTree(b *testing.B, pure, collect bool, leaves int) {
+	add := benchAddImpure
+	if pure {
+		add = benchAddPure
+	}
+	tasks := 2*leaves - 1
+	b.ReportAllocs()
+	for b.Loop() {
+		root := buildTree(add, leaves)
+		if collect {
+			g, err := root.Graph()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if g.Len() != tasks {
+				b.Fatalf("graph has %d nodes, want %d", g.Len(), tasks)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tasks), "ns/task")
+}
+
+func BenchmarkBuildTreeImpure(b *testing.B)      { benchmarkBuildTree(b, false, false, 1<<15) }
+func BenchmarkBuildTreePure(b *testing.B)        { benchmarkBuildTree(b, true, false, 1<<15) }
+func BenchmarkBuildTreeImpureGraph(b *testing.B) { benchmarkBuildTree(b, false, true, 1<<15) }
+func BenchmarkBuildTreePureGraph(b *testing.B)   { benchmarkBuildTree(b, true, true, 1<<15) }
