@@ -465,3 +465,62 @@ func TestFusedLabel(t *testing.T) {
 		t.Errorf("circles: got %q, want one labelled load-square-add", labels)
 	}
 }
+
+// nastyKeys are keys with characters that DOT quoting must survive.
+var nastyKeys = []graph.Key{
+	`quote"d`, `back\slash`, `trailing\`, "new\nline", "tab\there", "ünïcødé-0123456789abcdef",
+	`\N\G\L`, "ctl\x01char", `{braces};[brackets]`, "-", "[0]", "x[", "x[1,2,3]", "x[-1]",
+}
+
+func nastyGraph(keys []graph.Key) *graph.Graph {
+	g := graph.New(2 * len(keys))
+	for i, k := range keys {
+		lit := graph.Key(fmt.Sprintf("lit%d", i))
+		must(0, g.AddLiteral(lit, i))
+		_ = g.AddTask(k, opLoad, graph.Ref(lit)) // a duplicate key is fine to skip
+	}
+	return g
+}
+
+// TestNastyKeys renders keys full of quotes, backslashes and control
+// characters: dot must accept the file.
+func TestNastyKeys(t *testing.T) {
+	haveDot(t)
+	path := filepath.Join(t.TempDir(), "nasty.svg")
+	if err := viz.Render(context.Background(), nastyGraph(nastyKeys), path, "", viz.Options{Clusters: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzDOT: any keys give a picture with one circle per task, the same
+// bytes twice, and never a panic.
+func FuzzDOT(f *testing.F) {
+	for _, k := range nastyKeys {
+		f.Add(string(k), "y[0]")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if a == "" || b == "" || strings.HasPrefix(a, "lit") || strings.HasPrefix(b, "lit") {
+			return
+		}
+		g := nastyGraph([]graph.Key{graph.Key(a), graph.Key(b)})
+		tasks := 0
+		for i := 0; i < g.Len(); i++ {
+			if g.At(i).Kind == graph.KindTask {
+				tasks++
+			}
+		}
+		for _, opts := range []viz.Options{{}, {Clusters: true, Color: "order"}, {Collapse: true}} {
+			b1, err := viz.DOT(g, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b2 := must(viz.DOT(g, opts))
+			if !bytes.Equal(b1, b2) {
+				t.Fatalf("two calls differ:\n%s\n%s", b1, b2)
+			}
+			if got := bytes.Count(b1, []byte(`shape="circle"`)); got != tasks {
+				t.Errorf("%+v: %d circles, want %d", opts, got, tasks)
+			}
+		}
+	})
+}

@@ -50,7 +50,7 @@ func readJSON(path string) (*graph.Graph, error) {
 	return graph.ReadJSON(f)
 }
 
-// runIn runs the command in dir's parent working directory with args and
+// runArgs runs the command in process with args and
 // returns its status, standard output and standard error.
 func runArgs(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
