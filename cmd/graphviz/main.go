@@ -165,10 +165,12 @@ func load(src string) (*graph.Graph, []graph.Key, error) {
 		}
 	}
 	if !isFile {
-		if _, err := workloads.Lookup(src); err != nil {
-			return nil, nil, fmt.Errorf("unknown workload %q (known: %s)", src, known())
+		w, err := workloads.Lookup(src)
+		if err != nil {
+			// Lookup's own message lists names too; this one also covers
+			// an empty registry and says a file was not found either.
+			return nil, nil, fmt.Errorf("unknown workload %q and no such file (known workloads: %s)", src, known())
 		}
-		w, _ := workloads.Lookup(src)
 		g, keys, err := w.Build()
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %s: %w", src, err)

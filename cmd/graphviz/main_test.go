@@ -268,3 +268,21 @@ func TestHelp(t *testing.T) {
 		t.Errorf("got status %d, stdout %q; want 0 and the flags", code, stdout)
 	}
 }
+
+// TestAllWorkloads draws every registered workload that is small enough
+// to draw: each must give a picture with at least one task.
+func TestAllWorkloads(t *testing.T) {
+	for _, w := range workloads.All() {
+		if w.Tasks > 5000 {
+			continue // a benchmark-sized graph; drawing it says nothing more
+		}
+		t.Run(w.Name, func(t *testing.T) {
+			for _, args := range [][]string{{w.Name}, {"-optimize", "-color", "order", w.Name}} {
+				code, stdout, stderr := runArgs(args...)
+				if code != 0 || !strings.Contains(stdout, `shape="circle"`) {
+					t.Errorf("%q: status %d, stderr %q, want a picture with tasks", args, code, stderr)
+				}
+			}
+		})
+	}
+}
