@@ -524,3 +524,74 @@ func FuzzDOT(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderKeepsOldFile: a failed Render leaves a file already at the
+// path as it was.
+func TestRenderKeepsOldFile(t *testing.T) {
+	t.Setenv("PATH", "")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.svg")
+	old := []byte("<svg>old</svg>")
+	must(0, os.WriteFile(path, old, 0o644))
+	if err := viz.Render(context.Background(), build(tree()), path, "", viz.Options{}); err == nil {
+		t.Fatal("got no error without graphviz")
+	}
+	if got := must(os.ReadFile(path)); !bytes.Equal(got, old) {
+		t.Errorf("file changed to %q, want %q", got, old)
+	}
+	onlyFile(t, dir, "g.svg")
+}
+
+// fakeDot puts a dot on PATH that runs script (a /bin/sh body).
+func fakeDot(t *testing.T, script string) {
+	t.Helper()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh for a fake dot")
+	}
+	bin := t.TempDir()
+	must(0, os.WriteFile(filepath.Join(bin, "dot"), []byte("#!/bin/sh\n"+script+"\n"), 0o755))
+	t.Setenv("PATH", bin)
+}
+
+func sleepPath(t *testing.T) string {
+	p, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary for a slow fake dot")
+	}
+	return p
+}
+
+// TestRenderDotFails: dot writing half a picture and failing, or being
+// cancelled while it runs, leaves the old file and no temporary file.
+func TestRenderDotFails(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		timeout      time.Duration
+		want         string
+	}{
+		{"exit 1", "echo '<svg partial'; echo 'syntax error in line 1' >&2; exit 1", 0, "syntax error in line 1"},
+		{"cancelled", "echo '<svg partial'; exec " + sleepPath(t) + " 30", 100 * time.Millisecond, "deadline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fakeDot(t, tc.script)
+			dir := t.TempDir()
+			path := filepath.Join(dir, "g.svg")
+			old := []byte("<svg>old</svg>")
+			must(0, os.WriteFile(path, old, 0o644))
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			err := viz.Render(ctx, build(tree()), path, "", viz.Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got error %v, want one mentioning %q", err, tc.want)
+			}
+			if got := must(os.ReadFile(path)); !bytes.Equal(got, old) {
+				t.Errorf("file changed to %q, want %q", got, old)
+			}
+			onlyFile(t, dir, "g.svg")
+		})
+	}
+}
