@@ -1,0 +1,265 @@
+// Package layering holds one test: that tessera's import graph points down,
+// as the layer table of DESIGN.md says. It has no non-test code.
+package layering
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tessera-go/tessera"
+
+// anything marks packages that may import every tessera package: commands
+// and the workload registry, which sit on top of everything.
+var anything = []string{"*"}
+
+// allowed is DESIGN.md's layer table, package by package: the tessera
+// packages (relative to the module) that each may import. It is explicit,
+// not derived from a list of layers, so that a new package must be placed
+// in it deliberately; a package missing here fails the test.
+//
+//	graph < optimize < sched < {viz, sched/distributed} < delayed
+//	      < chunkarray < udfbridge;  chunkarray/nd stands alone below
+//	chunkarray; internal/cudaops sits on chunkarray/nd only.
+var allowed = map[string][]string{
+	"graph":             {},
+	"optimize":          {"graph"},
+	"sched":             {"graph", "optimize"},
+	"sched/schedtest":   {"graph", "optimize", "sched"},
+	"sched/distributed": {"graph", "optimize", "sched"},
+	"viz":               {"graph", "optimize"},
+	"delayed":           {"graph", "optimize", "sched", "viz"},
+	"chunkarray/nd":     {},
+	"chunkarray":        {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd"},
+	"udfbridge":         {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd"},
+	"internal/cudaops":  {"chunkarray/nd"},
+	"internal/layering": {},
+
+	"internal/workloads": anything,
+	"cmd/*":              anything, // every command
+}
+
+// external lists, for the packages whose non-standard imports are
+// restricted, the module path prefixes they may import. Packages not named
+// here may import any module go.mod allows.
+var external = map[string][]string{
+	"graph":         {},
+	"chunkarray/nd": {"gonum.org/v1/gonum"},
+}
+
+// pkg is what the test needs to know of one package.
+type pkg struct {
+	Path    string   // relative to the module
+	Imports []string // full import paths
+}
+
+// entry returns the allowed list for a package and whether it has one.
+func entry(path string) ([]string, bool) {
+	if a, ok := allowed[path]; ok {
+		return a, true
+	}
+	if strings.HasPrefix(path, "cmd/") {
+		return allowed["cmd/*"], true
+	}
+	return nil, false
+}
+
+// isStd reports whether an import path is in the standard library: its
+// first element has no dot, the rule the go command itself uses.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// check returns one message per violation in pkgs.
+func check(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		allow, ok := entry(p.Path)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("package %s has no entry in the layer table: add it to `allowed` in internal/layering/layering_test.go with the tessera packages it may import (dependencies point down, see DESIGN.md)", p.Path))
+			continue
+		}
+		for _, imp := range p.Imports {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+				if !slices.Equal(allow, anything) && !slices.Contains(allow, rel) {
+					bad = append(bad, fmt.Sprintf("%s imports %s, which is not below it in DESIGN.md's layer table (it may import: %s)", p.Path, rel, list(allow)))
+				}
+				continue
+			}
+			if imp == module {
+				bad = append(bad, fmt.Sprintf("%s imports the module root package", p.Path))
+				continue
+			}
+			prefixes, restricted := external[p.Path]
+			if !restricted || isStd(imp) || imp == "C" {
+				continue
+			}
+			okExt := false
+			for _, pre := range prefixes {
+				if imp == pre || strings.HasPrefix(imp, pre+"/") {
+					okExt = true
+				}
+			}
+			if !okExt {
+				bad = append(bad, fmt.Sprintf("%s imports %s, but it may import only the standard library%s", p.Path, imp, andList(prefixes)))
+			}
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "no tessera package"
+	}
+	return strings.Join(s, ", ")
+}
+
+func andList(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return " and " + strings.Join(s, ", ")
+}
+
+// goList lists the module's packages and their direct imports, with the
+// given build tags. Layering is checked one edge at a time: if every edge
+// points down, every path does.
+func goList(t *testing.T, tags string) []pkg {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	root, err := exec.Command(gobin, "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	args := []string{"list", "-e", "-f", "{{.ImportPath}} {{join .Imports \" \"}}"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	cmd := exec.Command(gobin, append(args, "./...")...)
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	var pkgs []pkg
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		path := fields[0]
+		rel, ok := strings.CutPrefix(path, module+"/")
+		if !ok {
+			if path == module {
+				rel = "."
+			} else {
+				continue
+			}
+		}
+		pkgs = append(pkgs, pkg{Path: rel, Imports: fields[1:]})
+	}
+	if len(pkgs) == 0 {
+		t.Fatalf("go list found no packages of %s", module)
+	}
+	return pkgs
+}
+
+func TestLayering(t *testing.T) {
+	// The cuda tag pulls in the GPU files of internal/cudaops; their
+	// imports must obey the table too.
+	for _, tags := range []string{"", "cuda"} {
+		t.Run("tags="+tags, func(t *testing.T) {
+			pkgs := goList(t, tags)
+			for _, msg := range check(pkgs) {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+// TestTableClosed checks the table itself: a package may import only
+// packages that have an entry, never itself, and whatever those may
+// import it may import too (otherwise the table would say A is above B
+// but below one of B's dependencies).
+func TestTableClosed(t *testing.T) {
+	for p, allow := range allowed {
+		if slices.Equal(allow, anything) {
+			continue
+		}
+		for _, q := range allow {
+			if q == p {
+				t.Errorf("%s may import itself", p)
+			}
+			qa, ok := allowed[q]
+			if !ok {
+				t.Errorf("%s may import %s, which has no entry", p, q)
+				continue
+			}
+			for _, r := range qa {
+				if !slices.Contains(allow, r) {
+					t.Errorf("%s may import %s, which may import %s, but %s may not", p, q, r, p)
+				}
+			}
+		}
+	}
+}
+
+// TestCheck runs the checker on made-up import lists, so that a broken
+// checker cannot pass the real module silently.
+func TestCheck(t *testing.T) {
+	m := func(rel string) string { return module + "/" + rel }
+	tests := []struct {
+		name string
+		pkgs []pkg
+		want []string // substrings, one per expected message
+	}{
+		{"clean", []pkg{
+			{"graph", []string{"fmt", "encoding/json"}},
+			{"optimize", []string{m("graph"), "slices"}},
+			{"delayed", []string{m("graph"), m("sched"), m("viz"), m("optimize")}},
+			{"chunkarray/nd", []string{"math", "gonum.org/v1/gonum/blas/blas64"}},
+			{"cmd/tessera", []string{m("udfbridge"), m("sched/distributed")}},
+			{"internal/workloads", []string{m("chunkarray")}},
+		}, nil},
+		{"upward", []pkg{{"graph", []string{m("sched")}}}, []string{"graph imports sched"}},
+		{"sideways", []pkg{{"viz", []string{m("sched")}}}, []string{"viz imports sched"}},
+		{"delayed-to-distributed", []pkg{{"delayed", []string{m("sched/distributed")}}}, []string{"delayed imports sched/distributed"}},
+		{"cudaops-to-graph", []pkg{{"internal/cudaops", []string{m("graph")}}}, []string{"internal/cudaops imports graph"}},
+		{"nd-to-graph", []pkg{{"chunkarray/nd", []string{m("graph")}}}, []string{"chunkarray/nd imports graph"}},
+		{"new-package", []pkg{{"newthing", []string{"fmt"}}}, []string{"package newthing has no entry"}},
+		{"graph-third-party", []pkg{{"graph", []string{"github.com/emicklei/dot"}}}, []string{"graph imports github.com/emicklei/dot"}},
+		{"nd-third-party", []pkg{{"chunkarray/nd", []string{"gonum.org/v1/gonumx", "golang.org/x/sync/errgroup"}}},
+			[]string{"chunkarray/nd imports golang.org/x/sync/errgroup", "chunkarray/nd imports gonum.org/v1/gonumx"}},
+		{"viz-third-party-ok", []pkg{{"viz", []string{"github.com/emicklei/dot"}}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := check(tt.pkgs)
+			if len(got) != len(tt.want) {
+				t.Fatalf("check = %q, want %d messages containing %q", got, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("message %q does not contain %q", got[i], w)
+				}
+			}
+		})
+	}
+}
