@@ -83,14 +83,32 @@ func (g *Graph) MarshalJSON() ([]byte, error) {
 		n := &g.nodes[i]
 		jn := jsonNode{Key: string(k)}
 		var err error
+		// encoding/json would replace invalid UTF-8 with U+FFFD and the
+		// file would name other keys than the graph; refuse instead.
+		if !utf8.ValidString(string(k)) {
+			return nil, &JSONError{Key: k, Err: errNotUTF8("key")}
+		}
 		switch n.Kind {
 		case KindLiteral:
 			jn.Literal, err = valueToJSON(n.Value)
 		case KindAlias:
 			t := string(n.Target)
 			jn.Alias = &t
+			if !utf8.ValidString(t) {
+				err = errNotUTF8("alias target")
+			}
 		case KindTask:
-			jn.Op, jn.Params, jn.Params64, err = opToJSON(n.Op)
+			for name, v := range n.Resources {
+				if !utf8.ValidString(name) {
+					err = errNotUTF8("resource name")
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					err = fmt.Errorf("resource %s is %v, which JSON cannot hold", name, v)
+				}
+			}
+			if err == nil {
+				jn.Op, jn.Params, jn.Params64, err = opToJSON(n.Op)
+			}
 			if err == nil {
 				jn.Args, err = argsToJSON(n.Args)
 			}
@@ -105,7 +123,7 @@ func (g *Graph) MarshalJSON() ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(jg); err != nil {
-		return nil, err
+		return nil, &JSONError{Err: err}
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
@@ -216,6 +234,9 @@ func opToJSON(op Op) (name string, params *string, params64 []byte, err error) {
 	if name == "" {
 		return "", nil, nil, fmt.Errorf("op with an empty name")
 	}
+	if !utf8.ValidString(name) {
+		return "", nil, nil, errNotUTF8("op name")
+	}
 	if !IsRegistered(name) {
 		return "", nil, nil, &UnknownOpError{Name: name}
 	}
@@ -231,6 +252,10 @@ func opToJSON(op Op) (name string, params *string, params64 []byte, err error) {
 		return name, &s, nil, nil
 	}
 	return name, nil, p, nil
+}
+
+func errNotUTF8(what string) error {
+	return fmt.Errorf("%s is not valid UTF-8; JSON cannot hold it exactly", what)
 }
 
 func opFromJSON(name string, params *string, params64 []byte) (Op, error) {
@@ -259,6 +284,9 @@ func argsToJSON(args []Arg) ([]jsonArg, error) {
 		switch a.Kind {
 		case ArgRef:
 			r := string(a.Ref)
+			if !utf8.ValidString(r) {
+				return nil, errNotUTF8("reference")
+			}
 			out[i].Ref = &r
 		case ArgLit:
 			v, err := valueToJSON(a.Lit)

@@ -256,6 +256,27 @@ func TestJSONDecodeErrors(t *testing.T) {
 	}
 }
 
+func TestJSONKeyNotUTF8(t *testing.T) {
+	g := graph.New(0)
+	mustSet(t, g, "\xffkey", graph.Literal(1))
+	_, err := g.MarshalJSON()
+	var je *graph.JSONError
+	if !errors.As(err, &je) || je.Key != "\xffkey" {
+		t.Fatalf("MarshalJSON = %v, want a *JSONError naming the key", err)
+	}
+	// A literal string that is not UTF-8 is fine: it goes through the codec.
+	g = graph.New(0)
+	mustSet(t, g, "k", graph.Literal("\xff"))
+	b, err := g.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := graph.ReadJSON(bytes.NewReader(b))
+	if err != nil || !graph.Equal(back, g) {
+		t.Errorf("non-UTF-8 literal did not round trip: %v", err)
+	}
+}
+
 func TestJSONDuplicateEqualKeys(t *testing.T) {
 	in := `{"tessera_graph":1,"nodes":[{"key":"k","literal":{"t":"int","v":1}},{"key":"k","literal":{"t":"int","v":1}}]}`
 	g, err := graph.ReadJSON(strings.NewReader(in))
@@ -290,6 +311,10 @@ func TestJSONEncodeErrors(t *testing.T) {
 			return errors.Is(err, graph.ErrUnregisteredType)
 		}},
 		{"failing-params", graph.Task(failingParamsRegistered{}), nil},
+		{"ref-not-utf8", graph.Task(addOp{}, graph.List(graph.Ref("\xff"))), nil},
+		{"alias-not-utf8", graph.Alias("\xff"), nil},
+		{"resource-nan", graph.Node{Kind: graph.KindTask, Op: addOp{}, Resources: map[string]float64{"GPU": math.NaN()}}, nil},
+		{"resource-not-utf8", graph.Node{Kind: graph.KindTask, Op: addOp{}, Resources: map[string]float64{"\xff": 1}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
