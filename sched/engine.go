@@ -163,7 +163,9 @@ func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (ou
 		return nil, err
 	}
 	e := newEngine(ctx, g, d, prio, want, cb)
-	if workers <= 0 {
+	if e.finished == g.Len() {
+		// Only literals and aliases: nothing for a worker to do.
+	} else if workers <= 0 {
 		e.work(0)
 		err = e.err
 	} else {
@@ -444,6 +446,13 @@ func (e *engine) work(w int) {
 		e.vals[next] = v
 		rel, fresh = e.complete(next, rel[:0], fresh[:0])
 		next = -1
+		if len(rel) > 0 && len(e.cb.release) > 0 {
+			// Outside the lock, and before the run can be declared
+			// finished, so that every Release precedes Finish.
+			e.mu.Unlock()
+			e.cb.released(e.g, rel)
+			e.mu.Lock()
+		}
 		if e.finished == n {
 			e.halt()
 			break
@@ -473,11 +482,6 @@ func (e *engine) work(w int) {
 			for x := 0; x < len(fresh) && x < e.idle; x++ {
 				e.cond.Signal()
 			}
-		}
-		if len(rel) > 0 && len(e.cb.release) > 0 {
-			e.mu.Unlock()
-			e.cb.released(e.g, rel)
-			e.mu.Lock()
 		}
 	}
 	e.mu.Unlock()

@@ -76,4 +76,3 @@ func CallbacksFrom(ctx context.Context) []*Callbacks {
 	cbs, _ := ctx.Value(callbacksKey{}).([]*Callbacks)
 	return cbs
 }
-
