@@ -1,5 +1,10 @@
 module github.com/tessera-go/tessera
 
-go 1.26
+go 1.26.0
 
 require github.com/emicklei/dot v1.6.2
+
+require (
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0
+)
