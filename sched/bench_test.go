@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,3 +101,33 @@ func BenchmarkMillion(b *testing.B) {
 }
 
 var _ = strconv.Itoa
+
+// BenchmarkHandoff measures the cost that rejected a central dispatcher
+// (doc.go): a task handed to a worker over a channel and its result handed
+// back, against the one mutex acquisition per task the engine pays.
+func BenchmarkHandoff(b *testing.B) {
+	b.Run("ChannelRoundTrip", func(b *testing.B) {
+		work, done := make(chan int32), make(chan int32)
+		go func() {
+			for i := range work {
+				done <- i
+			}
+			close(done)
+		}()
+		for b.Loop() {
+			work <- 1
+			<-done
+		}
+		close(work)
+		<-done
+	})
+	b.Run("Mutex", func(b *testing.B) {
+		var mu sync.Mutex
+		n := 0
+		for b.Loop() {
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}
+	})
+}

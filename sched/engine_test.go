@@ -75,10 +75,16 @@ func TestNoTaskAfterError(t *testing.T) {
 			g := graph.New(0)
 			mustT(t, g.AddTask("bad1", funcOp("test.bad1", func(context.Context, []any) (any, error) { return nil, errA }), graph.Ref("gate")))
 			mustT(t, g.AddTask("bad2", funcOp("test.bad2", func(context.Context, []any) (any, error) { return nil, errB }), graph.Ref("gate")))
-			count := funcOp("test.count", func(context.Context, []any) (any, error) {
+			count := funcOp("test.count", func(_ context.Context, a []any) (any, error) {
 				started.Add(1)
 				if finished.Load() {
 					late.Add(1)
+				}
+				if a[0].(int) >= 1000 {
+					// The tasks after the gate take long enough (50 ms
+					// in all) that the failure always stops them early.
+					for t0 := time.Now(); time.Since(t0) < 100*time.Microsecond; {
+					}
 				}
 				return 0, nil
 			})

@@ -21,7 +21,8 @@ import (
 // redrawn in place with a carriage return, and ended with a newline when
 // the computation finishes. Attach it with WithCallbacks(ctx,
 // bar.Callbacks()). The total is the number of tasks (literals and aliases
-// are not tasks) of the graph given to Start.
+// are not tasks) of the graph given to Start; a failed task does not
+// count as done.
 //
 // A ticker goroutine, started by Start and stopped by Finish, redraws ten
 // times a second, so the elapsed time moves during long tasks and a fast
@@ -47,9 +48,13 @@ type ProgressBar struct {
 func NewProgressBar(w io.Writer) *ProgressBar {
 	b := &ProgressBar{w: w, width: 40, interval: 100 * time.Millisecond, now: time.Now}
 	b.cbs = Callbacks{
-		Start:    b.begin,
-		Posttask: func(graph.Key, any, error, int) { b.done.Add(1) },
-		Finish:   b.end,
+		Start: b.begin,
+		Posttask: func(_ graph.Key, _ any, err error, _ int) {
+			if err == nil {
+				b.done.Add(1)
+			}
+		},
+		Finish: b.end,
 	}
 	return b
 }
