@@ -10,6 +10,8 @@ import (
 // Op is the function of a task. Name identifies the op in the registry and
 // in pictures; Run computes the task's value from its resolved arguments.
 // Run must not modify its arguments: they may be shared with other tasks.
+// Nor may it keep the args slice after it returns (copy it to return it):
+// schedulers reuse one slice per worker.
 type Op interface {
 	Name() string
 	Run(ctx context.Context, args []any) (any, error)
