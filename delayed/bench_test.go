@@ -14,17 +14,20 @@ var (
 )
 
 // buildTree builds Dask's delayed_tree: leaves add(i, 1), then pairwise
-// sums up to one root; 2*leaves-1 tasks.
+// sums up to one root; 2*leaves-1 tasks. An odd level carries its last
+// value up (Dask's version only ever sees powers of two).
 func buildTree(add func(delayed.In[int], delayed.In[int]) delayed.Delayed[int], leaves int) delayed.Delayed[int] {
 	level := make([]delayed.Delayed[int], leaves)
 	for i := range level {
 		level[i] = add(delayed.Lit(i), delayed.Lit(1))
 	}
 	for len(level) > 1 {
-		next := level[:0:0]
-		next = make([]delayed.Delayed[int], 0, len(level)/2)
+		next := make([]delayed.Delayed[int], 0, (len(level)+1)/2)
 		for i := 0; i+1 < len(level); i += 2 {
 			next = append(next, add(level[i], level[i+1]))
+		}
+		if len(level)%2 == 1 {
+			next = append(next, level[len(level)-1])
 		}
 		level = next
 	}
