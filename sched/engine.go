@@ -311,9 +311,9 @@ func (e *engine) complete(i int32, rel, fresh []int32) ([]int32, []int32) {
 					alias = u
 					continue
 				}
-				// A second alias of the same node: rare, recurse.
-				t, _ := e.g.Index(nd.Target)
-				e.vals[u] = e.vals[t]
+				// A second alias of the same node: rare, recurse. An
+				// alias's one dependency is its target, i.
+				e.vals[u] = e.vals[i]
 				rel, fresh = e.complete(u, rel, fresh)
 				continue
 			}
@@ -322,8 +322,8 @@ func (e *engine) complete(i int32, rel, fresh []int32) ([]int32, []int32) {
 		if alias < 0 {
 			return rel, fresh
 		}
-		t, _ := e.g.Index(e.g.At(int(alias)).Target)
-		e.vals[alias] = e.vals[t]
+		// Loop rather than recurse: chains of aliases may be long.
+		e.vals[alias] = e.vals[i]
 		i = alias
 	}
 }

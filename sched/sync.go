@@ -10,6 +10,10 @@ import (
 // given by optimize.Order: deterministic, for debugging and tests. It is the
 // engine of Threaded with the calling goroutine as its only worker. The zero
 // value is ready to use.
+//
+// Cancellation takes effect between tasks, and inside a task that honours
+// its ctx: a task that ignores ctx delays Get until it returns, which
+// Threaded avoids by waiting on another goroutine.
 type Sync struct{}
 
 var _ Scheduler = Sync{}

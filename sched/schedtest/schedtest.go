@@ -128,6 +128,26 @@ func testDeep(t *testing.T, s sched.Scheduler) {
 	if got[0] != n {
 		t.Errorf("end of a %d-chain = %v, want %d", n, got[0], n)
 	}
+	// A chain of aliases, each the only user of the previous, and a
+	// node with many aliases, each aliased again.
+	prev := end
+	for i := 0; i < n; i++ {
+		k := graph.BlockKey("alias", i)
+		must(g.AddAlias(k, prev))
+		prev = k
+	}
+	for i := 0; i < 100; i++ {
+		must(g.AddAlias(graph.BlockKey("fan", i), end))
+		must(g.AddAlias(graph.BlockKey("fan2", i), graph.BlockKey("fan", i)))
+	}
+	must(g.AddTask("last", Add, graph.Ref(prev), graph.Ref(graph.BlockKey("fan2", 99))))
+	got, err = s.Get(context.Background(), g, []graph.Key{"last", graph.BlockKey("fan2", 7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{2 * n, n}; !reflect.DeepEqual(got, want) {
+		t.Errorf("through alias chains: %v, want %v", got, want)
+	}
 }
 
 func testTree(t *testing.T, s sched.Scheduler) {
