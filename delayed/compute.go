@@ -83,7 +83,9 @@ func Compute(ctx context.Context, vs []Valuer, opts ...Option) ([]any, error) {
 			return nil, err
 		}
 	}
-	ctx = sched.WithCallbacks(ctx, c.callbacks...)
+	// StderrProgress is nil off a terminal and under CI, and WithCallbacks
+	// drops nils.
+	ctx = sched.WithCallbacks(ctx, append(c.callbacks, sched.StderrProgress())...)
 	return c.sched.Get(ctx, g, keys)
 }
 
