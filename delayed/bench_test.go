@@ -1,6 +1,7 @@
 package delayed_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tessera-go/tessera/delayed"
@@ -60,3 +61,18 @@ func BenchmarkBuildTreeImpure(b *testing.B)      { benchmarkBuildTree(b, false, 
 func BenchmarkBuildTreePure(b *testing.B)        { benchmarkBuildTree(b, true, false, 1<<15) }
 func BenchmarkBuildTreeImpureGraph(b *testing.B) { benchmarkBuildTree(b, false, true, 1<<15) }
 func BenchmarkBuildTreePureGraph(b *testing.B)   { benchmarkBuildTree(b, true, true, 1<<15) }
+
+// BenchmarkComputeTree builds and computes the 65,535-task tree end to
+// end on the default scheduler, reporting ns per task for the whole.
+func BenchmarkComputeTree(b *testing.B) {
+	const leaves = 1 << 15
+	tasks := 2*leaves - 1
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := buildTree(benchAddImpure, leaves).Compute(context.Background())
+		if err != nil || v != leaves*(leaves+1)/2 {
+			b.Fatalf("got %d, %v", v, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tasks), "ns/task")
+}

@@ -710,3 +710,45 @@ func TestString(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestGraphCrossesProcess encodes a delayed graph as JSON, decodes it (as a
+// worker would, rebuilding ops from the registry by name) and runs the
+// copy: the ops of wrapped functions and of Slice, Map and tuples must be
+// registered.
+func TestGraphCrossesProcess(t *testing.T) {
+	divmod := delayed.Fn2Tuple2("test.json.divmod", func(a, b int) (int, int) { return a / b, a % b })
+	total := delayed.Fn1("test.json.total", func(m map[string][]int) int {
+		s := 0
+		for _, xs := range m {
+			for _, x := range xs {
+				s += x
+			}
+		}
+		return s
+	})
+	q, r := divmod(dSquare(delayed.Lit(7)), delayed.Lit(5)).Items()
+	d := total(delayed.Map(map[string]delayed.Delayed[[]int]{
+		"qr":  delayed.Slice([]delayed.Delayed[int]{q, r}),
+		"sum": delayed.Slice([]delayed.Delayed[int]{dSum(delayed.Lit(1), delayed.Value(2))}),
+	}))
+	want := 49/5 + 49%5 + 3
+	g, err := d.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g2 graph.Graph
+	if err := g2.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	if !graph.Equal(g, &g2) {
+		t.Fatal("decoded graph differs")
+	}
+	vals, err := sched.Sync{}.Get(ctx, &g2, []graph.Key{d.Key()})
+	if err != nil || vals[0] != want {
+		t.Errorf("got %v, %v; want %d", vals, err, want)
+	}
+}

@@ -87,8 +87,9 @@
 // deduplicating by key; two different nodes under one key are a
 // *graph.ConflictError. A call allocates its node with its argument and
 // dependency arrays in one object and its key in another. Building the
-// 65,535-task addition tree costs well under a microsecond per task, with
-// collection (BenchmarkBuildTree*; Dask needs about 34 µs per task).
+// 65,535-task addition tree and collecting its graph costs about 0.6 µs
+// per task with impure keys and 0.9 µs with pure ones on a 2-core AMD EPYC
+// (BenchmarkBuildTree*Graph); Dask needs about 34 µs per task.
 //
 // # Computing
 //
