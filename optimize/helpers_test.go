@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -251,4 +252,32 @@ func binaryTree(k int) (*graph.Graph, graph.Key) {
 		}
 	}
 	return g, graph.BlockKey("t", k, 0)
+}
+
+// pass is the signature shared by Fuse, Inline and Optimize.
+type pass func(*graph.Graph, []graph.Key) (*graph.Graph, *graph.Deps, error)
+
+// checkPass runs p on g and checks what every pass promises: the returned
+// dependencies match the graph, the values of ks are those of the input
+// run with sched.Sync (the oracle), the input is unchanged, and the output
+// survives a JSON round trip. ks defaults to keep.
+func checkPass(t testing.TB, p pass, g *graph.Graph, keep, ks []graph.Key) *graph.Graph {
+	t.Helper()
+	if ks == nil {
+		ks = keep
+	}
+	snap := snapshot(t, g)
+	out, d, err := p(g, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDeps(t, out, d)
+	if got, want := compute(t, out, ks), compute(t, g, ks); !slices.Equal(got, want) {
+		t.Errorf("values after the pass %v, before %v", got, want)
+	}
+	if !bytes.Equal(snapshot(t, g), snap) {
+		t.Error("the pass modified its input")
+	}
+	roundTrip(t, out, ks)
+	return out
 }
