@@ -2,6 +2,7 @@ package delayed_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/tessera-go/tessera/delayed"
@@ -57,10 +58,19 @@ func benchmarkBuildTree(b *testing.B, pure, collect bool, leaves int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tasks), "ns/task")
 }
 
-func BenchmarkBuildTreeImpure(b *testing.B)      { benchmarkBuildTree(b, false, false, 1<<15) }
-func BenchmarkBuildTreePure(b *testing.B)        { benchmarkBuildTree(b, true, false, 1<<15) }
-func BenchmarkBuildTreeImpureGraph(b *testing.B) { benchmarkBuildTree(b, false, true, 1<<15) }
-func BenchmarkBuildTreePureGraph(b *testing.B)   { benchmarkBuildTree(b, true, true, 1<<15) }
+// BenchmarkBuildTree builds trees of additions; "graph" variants also
+// collect the graph, which Compute does. The 32768-leaf tree is
+// dask_baseline.py's delayed_tree_65535 (Dask: about 34 µs per task).
+func BenchmarkBuildTree(b *testing.B) {
+	for _, leaves := range []int{1 << 10, 1 << 15, 1 << 18} {
+		for _, pure := range []bool{false, true} {
+			for _, collect := range []bool{false, true} {
+				name := fmt.Sprintf("leaves=%d/pure=%v/graph=%v", leaves, pure, collect)
+				b.Run(name, func(b *testing.B) { benchmarkBuildTree(b, pure, collect, leaves) })
+			}
+		}
+	}
+}
 
 // BenchmarkComputeTree builds and computes the 65,535-task tree end to
 // end on the default scheduler, reporting ns per task for the whole.

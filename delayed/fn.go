@@ -5,7 +5,9 @@ package delayed
 import "context"
 
 // Fn0 wraps a function of no arguments (a source: a loader, a generator)
-// under name. See Fn2 for the rules every wrapper follows.
+// under name. See Fn2 for the rules every wrapper follows. Every pure call
+// of a Fn0 wrapper has the same key; wrap with Impure when each call must
+// run on its own.
 func Fn0[R any](name string, f func() R, opts ...FnOption) func() Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
