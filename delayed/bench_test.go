@@ -73,16 +73,21 @@ func BenchmarkBuildTree(b *testing.B) {
 }
 
 // BenchmarkComputeTree builds and computes the 65,535-task tree end to
-// end on the default scheduler, reporting ns per task for the whole.
+// end on the default scheduler, with and without graph optimization,
+// reporting ns per task for the whole.
 func BenchmarkComputeTree(b *testing.B) {
-	const leaves = 1 << 15
-	tasks := 2*leaves - 1
-	b.ReportAllocs()
-	for b.Loop() {
-		v, err := buildTree(benchAddImpure, leaves).Compute(context.Background())
-		if err != nil || v != leaves*(leaves+1)/2 {
-			b.Fatalf("got %d, %v", v, err)
-		}
+	for _, opt := range []bool{true, false} {
+		b.Run(fmt.Sprintf("optimize=%v", opt), func(b *testing.B) {
+			const leaves = 1 << 15
+			tasks := 2*leaves - 1
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := buildTree(benchAddImpure, leaves).Compute(context.Background(), delayed.WithOptimize(opt))
+				if err != nil || v != leaves*(leaves+1)/2 {
+					b.Fatalf("got %d, %v", v, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tasks), "ns/task")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tasks), "ns/task")
 }
