@@ -97,3 +97,39 @@ func ExampleSlice() {
 	fmt.Println(v, err)
 	// Output: 14 <nil>
 }
+
+// Pure keys are deterministic: the same call built twice has one key, so
+// the two merge in one graph. Impure wrappers give every call its own key.
+func ExampleImpure() {
+	pureAdd := delayed.Fn2("add", add)
+	impureAdd := delayed.Fn2("add", add, delayed.Impure())
+	fmt.Println(pureAdd(delayed.Lit(1), delayed.Lit(2)).Key() == pureAdd(delayed.Lit(1), delayed.Lit(2)).Key())
+	fmt.Println(impureAdd(delayed.Lit(1), delayed.Lit(2)).Key() == impureAdd(delayed.Lit(1), delayed.Lit(2)).Key())
+	// Output:
+	// true
+	// false
+}
+
+// Named gives a value an explicit key (Dask's dask_key_name).
+func ExampleDelayed_Named() {
+	delayedSquare := delayed.Fn1("square", square)
+	x := delayedSquare(delayed.Lit(9)).Named("nine-squared")
+	v, err := x.Compute(context.Background())
+	fmt.Println(x.Key(), v, err)
+	// Output: nine-squared 81 <nil>
+}
+
+// Persist computes once; values built on the result reuse it.
+func ExampleDelayed_Persist() {
+	delayedSquare := delayed.Fn1("square", square)
+	delayedAdd := delayed.Fn2("add", add)
+	x, err := delayedSquare(delayed.Lit(12)).Persist(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, _ := x.Graph()
+	v, _ := delayedAdd(x, delayed.Lit(1)).Compute(context.Background())
+	fmt.Println(g.Len(), v)
+	// Output: 1 145
+}
