@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/internal/workloads"
+	"github.com/tessera-go/tessera/optimize"
+	"github.com/tessera-go/tessera/sched"
+)
+
+// benchGroups maps the group names of ../shared/bench/dask_baseline.py to
+// the bench names of their workloads, so that "tessera bench delayed" and
+// "dask_baseline.py delayed" time the same things.
+var benchGroups = map[string][]string{
+	"delayed": {"delayed_tree_65535"},
+}
+
+// benchResult is one line of output, with the fields and names of
+// dask_baseline.py.
+type benchResult struct {
+	Workload  string   `json:"workload"`
+	Scheduler string   `json:"scheduler"`
+	Seconds   float64  `json:"seconds"`
+	BuildS    *float64 `json:"build_s,omitempty"`
+	USPerTask *float64 `json:"us_per_task,omitempty"`
+	Tasks     int      `json:"tasks,omitempty"`
+	Reps      int      `json:"reps"`
+	MedianS   float64  `json:"median_s"`
+}
+
+func schedulerNamed(name string) (sched.Scheduler, error) {
+	switch name {
+	case "sync", "single-threaded", "synchronous":
+		return sched.Sync{}, nil
+	case "threads", "threading", "threaded":
+		return sched.Threaded{}, nil
+	case "distributed":
+		return nil, fmt.Errorf("the distributed scheduler is not built yet (issue 5)")
+	}
+	return nil, fmt.Errorf("unknown scheduler %q (sync, threads, distributed)", name)
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tessera bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON line per workload and scheduler (the fields of dask_baseline.py)")
+	scheds := fs.String("schedulers", "sync,threads", "comma-separated schedulers: sync, threads, distributed")
+	reps := fs.Int("reps", 3, "repetitions; seconds is the best, median_s the median")
+	noCheck := fs.Bool("nocheck", false, "skip checking results against each workload's formula")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: tessera bench [-json] [-schedulers LIST] [-reps N] [WORKLOAD|GROUP ...]\n\nworkloads: %s\ngroups: %s\n\n",
+			strings.Join(benchNames(), ", "), strings.Join(groupNames(), ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *reps < 1 {
+		fmt.Fprintln(stderr, "tessera bench: -reps must be at least 1")
+		return 2
+	}
+	var ws []*workloads.Workload
+	names := fs.Args()
+	if len(names) == 0 {
+		names = benchNames()
+	}
+	for _, n := range names {
+		if g, ok := benchGroups[n]; ok {
+			for _, m := range g {
+				w, err := workloads.Lookup(m)
+				if err != nil {
+					fmt.Fprintf(stderr, "tessera bench: %v\n", err)
+					return 2
+				}
+				ws = append(ws, w)
+			}
+			continue
+		}
+		w, err := workloads.Lookup(n)
+		if err != nil || w.BenchName == "" {
+			fmt.Fprintf(stderr, "tessera bench: unknown workload %q (workloads: %s; groups: %s)\n",
+				n, strings.Join(benchNames(), ", "), strings.Join(groupNames(), ", "))
+			return 2
+		}
+		ws = append(ws, w)
+	}
+	var ss []string
+	for _, s := range strings.Split(*scheds, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if _, err := schedulerNamed(s); err != nil {
+			fmt.Fprintf(stderr, "tessera bench: %v\n", err)
+			return 2
+		}
+		ss = append(ss, s)
+	}
+	enc := json.NewEncoder(stdout)
+	for _, w := range ws {
+		for _, s := range ss {
+			r, err := benchOne(ctx, w, s, *reps, !*noCheck)
+			if err != nil {
+				fmt.Fprintf(stderr, "tessera bench: %s on %s: %v\n", w.BenchName, s, err)
+				return 1
+			}
+			if *asJSON {
+				if err := enc.Encode(r); err != nil {
+					return 1
+				}
+				continue
+			}
+			line := fmt.Sprintf("%-28s %-8s best %9.4fs  median %9.4fs", r.Workload, r.Scheduler, r.Seconds, r.MedianS)
+			if r.USPerTask != nil {
+				line += fmt.Sprintf("  %7.3f µs/task", *r.USPerTask)
+			}
+			if r.BuildS != nil {
+				line += fmt.Sprintf("  build %7.4fs", *r.BuildS)
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	return 0
+}
+
+// benchOne times w on the named scheduler: each repetition builds a fresh
+// graph (untimed, as in dask_baseline.py), then times what Compute does:
+// optimize and run.
+func benchOne(ctx context.Context, w *workloads.Workload, schedName string, reps int, check bool) (*benchResult, error) {
+	s, err := schedulerNamed(schedName)
+	if err != nil {
+		return nil, err
+	}
+	times := make([]float64, 0, reps)
+	var build float64
+	for i := 0; i < reps; i++ {
+		t0 := time.Now()
+		g, keys, err := w.Build()
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			build = time.Since(t0).Seconds()
+		}
+		vals, secs, err := computeTimed(ctx, s, g, keys)
+		if err != nil {
+			return nil, err
+		}
+		if check && w.Check != nil {
+			if err := w.Check(vals); err != nil {
+				return nil, fmt.Errorf("wrong result: %w", err)
+			}
+		}
+		times = append(times, secs)
+	}
+	sort.Float64s(times)
+	r := &benchResult{Workload: w.BenchName, Scheduler: schedName, Seconds: times[0], Reps: reps, MedianS: median(times), Tasks: w.Tasks}
+	r.BuildS = &build
+	if w.Tasks > 0 {
+		us := 1e6 * r.Seconds / float64(w.Tasks)
+		us = math.Round(us*1000) / 1000
+		r.USPerTask = &us
+	}
+	return r, nil
+}
+
+func computeTimed(ctx context.Context, s sched.Scheduler, g *graph.Graph, keys []graph.Key) ([]any, float64, error) {
+	t := time.Now()
+	og, _, err := optimize.Optimize(g, keys)
+	if err != nil {
+		return nil, 0, err
+	}
+	vals, err := s.Get(ctx, og, keys)
+	return vals, time.Since(t).Seconds(), err
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func benchNames() []string {
+	var out []string
+	for _, w := range workloads.All() {
+		if w.BenchName != "" {
+			out = append(out, w.BenchName)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func groupNames() []string {
+	var out []string
+	for g := range benchGroups {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
