@@ -29,7 +29,6 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tessera-go/tessera/graph"
@@ -238,26 +237,9 @@ func draw(ctx context.Context, cfg *config, stdout io.Writer) error {
 // measure runs g on sched.Sync and returns how long each task took.
 // Literals and aliases cost nothing worth a colour and are left out.
 func measure(ctx context.Context, g *graph.Graph, keys []graph.Key) (map[graph.Key]time.Duration, error) {
-	var mu sync.Mutex
-	start := map[graph.Key]time.Time{}
-	times := map[graph.Key]time.Duration{}
-	cb := &sched.Callbacks{
-		Pretask: func(k graph.Key, _ int) {
-			mu.Lock()
-			start[k] = time.Now()
-			mu.Unlock()
-		},
-		Posttask: func(k graph.Key, _ any, _ error, _ int) {
-			now := time.Now()
-			mu.Lock()
-			defer mu.Unlock()
-			if n, ok := g.Get(k); ok && n.Kind == graph.KindTask {
-				times[k] = now.Sub(start[k])
-			}
-		},
-	}
-	if _, err := (sched.Sync{}).Get(sched.WithCallbacks(ctx, cb), g, keys); err != nil {
+	prof := sched.NewProfiler()
+	if _, err := (sched.Sync{}).Get(sched.WithCallbacks(ctx, prof.Callbacks()), g, keys); err != nil {
 		return nil, err
 	}
-	return times, nil
+	return prof.Durations(), nil
 }
