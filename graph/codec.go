@@ -240,7 +240,8 @@ func encodeValue(b []byte, v any, depth int) ([]byte, error) {
 }
 
 // DecodeValue decodes one value from b, returning it and the rest of b.
-// Truncated or malformed input is a *CodecError; it never panics.
+// Truncated or malformed input is a *CodecError; it never panics. A nil
+// slice or map was encoded as an empty one and decodes as such.
 func DecodeValue(b []byte) (any, []byte, error) {
 	d := decoder{b: b}
 	v := d.value(0)
