@@ -133,7 +133,9 @@ func andList(s []string) string {
 
 // goList lists the module's packages and their direct imports, with the
 // given build tags. Layering is checked one edge at a time: if every edge
-// points down, every path does.
+// points down, every path does. Test files are not checked: an in-package
+// test cannot import a higher layer without an import cycle, and an
+// external test package may, to test the layers together.
 func goList(t *testing.T, tags string) []pkg {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
