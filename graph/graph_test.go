@@ -658,3 +658,45 @@ func TestResolve(t *testing.T) {
 		}
 	})
 }
+
+func TestNodesEqualLiterals(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name string
+		a, b any
+		want bool
+	}{
+		{"nan", nan, nan, true},
+		{"nan32", float32(nan), float32(nan), true},
+		{"nan-vs-number", nan, 1.0, false},
+		{"complex-nan", complex(nan, 1), complex(nan, 1), true},
+		{"complex64-nan", complex64(complex(float32(nan), 1)), complex64(complex(float32(nan), 1)), true},
+		{"complex-differs", complex(nan, 1), complex(nan, 2), false},
+		{"float64s-nan", []float64{1, nan}, []float64{1, nan}, true},
+		{"float64s-differ", []float64{1, nan}, []float64{2, nan}, false},
+		{"float64s-length", []float64{1}, []float64{1, 1}, false},
+		{"list-nan", []any{nan}, []any{nan}, true},
+		{"map-nan", map[string]any{"a": []any{nan}}, map[string]any{"a": []any{nan}}, true},
+		{"map-differs", map[string]any{"a": 1}, map[string]any{"a": 2}, false},
+		{"map-keys", map[string]any{"a": 1}, map[string]any{"b": 1}, false},
+		{"map-nil-vs-empty", map[string]any(nil), map[string]any{}, true},
+		{"ints-nil-vs-empty", []int(nil), []int{}, true},
+		{"bytes-nil-vs-empty", []byte(nil), []byte{}, true},
+		{"list-nil-vs-empty", []any(nil), []any{}, true},
+		{"empty-of-other-type", []int{}, []int64{}, false},
+		{"nil-vs-empty-slice", nil, []int{}, false},
+		{"registered", point{1, 2}, point{1, 2}, true},
+		{"registered-differs", point{1, 2}, point{2, 1}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := graph.Literal(tt.a), graph.Literal(tt.b)
+			if got := graph.NodesEqual(&a, &b); got != tt.want {
+				t.Errorf("NodesEqual(%#v, %#v) = %v, want %v", tt.a, tt.b, got, tt.want)
+			}
+			if got := graph.NodesEqual(&b, &a); got != tt.want {
+				t.Errorf("NodesEqual is not symmetric for %#v, %#v", tt.a, tt.b)
+			}
+		})
+	}
+}
