@@ -2,6 +2,8 @@ package nd
 
 import (
 	"fmt"
+	"io"
+	"math"
 	"unsafe"
 )
 
@@ -209,4 +211,81 @@ func growBytes(b []byte, n int) []byte {
 	nb := make([]byte, len(b), len(b)+n)
 	copy(nb, b)
 	return nb
+}
+
+// ReadRaw reads the raw bytes of an array of dtype d and the given shape
+// from r, straight into the new array's memory (no intermediate buffer):
+// C order, or Fortran order (kept as Fortran strides) when fortran is set,
+// little-endian unless bigEndian is set. When r ends early the error wraps
+// io.ErrUnexpectedEOF (io.EOF when r held no byte at all and the array is
+// not empty) and says how many bytes were wanted.
+func ReadRaw(r io.Reader, d DType, shape []int, fortran, bigEndian bool) (*Array, error) {
+	if !d.Valid() {
+		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
+	}
+	n, err := SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if d.Size() > 0 && n > math.MaxInt/d.Size() {
+		return nil, &ShapeError{Op: "ReadRaw", Shapes: [][]int{shape}, Reason: "too many bytes"}
+	}
+	data := makeSlice(d, n)
+	raw := rawBytes(data)
+	if got, err := io.ReadFull(r, raw); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("nd: ReadRaw: %s %s needs %d bytes, got %d: %w", d, FormatShape(shape), len(raw), got, err)
+	}
+	if d == Bool {
+		for i, c := range raw {
+			if c > 1 {
+				raw[i] = 1
+			}
+		}
+	} else if bigEndian != hostBigEndian {
+		SwapBytes(raw, swapWidth(d))
+	}
+	strides := CStrides(shape)
+	if fortran {
+		strides = FStrides(shape)
+	}
+	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+}
+
+// WriteRaw writes the elements of a to w as AppendBytes lays them out. A
+// contiguous array on a little-endian host is written from its own memory
+// in one call; other arrays go through a buffer of at most about 1 MiB.
+func (a *Array) WriteRaw(w io.Writer, fortran bool) error {
+	v := a
+	if fortran && len(a.shape) > 1 {
+		v, _ = a.Transpose()
+	}
+	es := a.dtype.Size()
+	if v.IsCContiguous() && !hostBigEndian {
+		o := v.offset * es
+		_, err := w.Write(rawBytes(v.data)[o : o+v.Size()*es])
+		return err
+	}
+	if len(v.shape) == 0 || v.Size() == 0 {
+		_, err := w.Write(v.AppendBytes(nil, false))
+		return err
+	}
+	// Write slabs along the first axis, grouped to about 1 MiB.
+	const target = 1 << 20
+	rowBytes := v.Size() / v.shape[0] * es
+	per := max(1, target/max(rowBytes, 1))
+	buf := make([]byte, 0, min(per, v.shape[0])*rowBytes)
+	for i := 0; i < v.shape[0]; i += per {
+		s, err := v.Slice(Slice1{i, min(i+per, v.shape[0]), 1})
+		if err != nil {
+			return err
+		}
+		buf = s.AppendBytes(buf[:0], false)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
 }

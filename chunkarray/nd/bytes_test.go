@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"testing"
 )
@@ -215,4 +216,40 @@ func BenchmarkFromBytes(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(raw))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
+func TestReadRawWriteRaw(t *testing.T) {
+	for _, d := range DTypes {
+		t.Run(d.String(), func(t *testing.T) {
+			a, _ := bytesArange(t, d, 60).Reshape(3, 4, 5)
+			st, _ := a.Slice(Slice1{2, -1, -1}, Slice1{0, 4, 3})
+			for _, v := range []*Array{a, st} {
+				for _, fortran := range []bool{false, true} {
+					var buf bytes.Buffer
+					if err := v.WriteRaw(&buf, fortran); err != nil {
+						t.Fatal(err)
+					}
+					if want := v.AppendBytes(nil, fortran); !bytes.Equal(buf.Bytes(), want) {
+						t.Fatalf("WriteRaw(fortran=%v) differs from AppendBytes", fortran)
+					}
+					back, err := ReadRaw(&buf, d, v.Shape(), fortran, false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytesEqualC(v, back) {
+						t.Errorf("fortran=%v: round trip differs", fortran)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestReadRawShort(t *testing.T) {
+	for _, n := range []int{0, 5} {
+		_, err := ReadRaw(bytes.NewReader(make([]byte, n)), Float64, []int{2}, false, false)
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%d bytes: err = %v, want ErrUnexpectedEOF", n, err)
+		}
+	}
 }
