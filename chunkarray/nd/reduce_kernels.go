@@ -1,0 +1,580 @@
+package nd
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// A plan walks an input geometry and an output geometry of the same shape
+// together, as numpy's reduction iterator does: the output has stride 0 on
+// the reduced axes. Axes are put in the input's memory order (largest
+// stride first) and merged where both geometries allow it, so that a
+// reduction of a contiguous array over every axis is one run, a reduction
+// over the last axis is one run per output element (summed pairwise into a
+// scalar), and a reduction over leading axes adds whole rows into the
+// output. Walking output-major instead (one strided gather per output
+// element) was rejected: it reads memory across rows for axis-0 sums.
+type plan struct {
+	shape, sa, so []int
+	offA          int
+}
+
+func newPlan(shape, sa []int, offA int, so []int) *plan {
+	idx := make([]int, 0, len(shape))
+	for i, n := range shape {
+		if n == 0 {
+			return &plan{shape: []int{0}, sa: []int{0}, so: []int{0}, offA: offA}
+		}
+		if n != 1 {
+			idx = append(idx, i)
+		}
+	}
+	abs := func(x int) int {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return abs(sa[idx[i]]) > abs(sa[idx[j]]) })
+	p := &plan{offA: offA}
+	for _, i := range idx {
+		k := len(p.shape) - 1
+		if k >= 0 && p.sa[k] == sa[i]*shape[i] && p.so[k] == so[i]*shape[i] {
+			p.shape[k] *= shape[i]
+			p.sa[k] = sa[i]
+			p.so[k] = so[i]
+			continue
+		}
+		p.shape = append(p.shape, shape[i])
+		p.sa = append(p.sa, sa[i])
+		p.so = append(p.so, so[i])
+	}
+	return p
+}
+
+// each calls fn once per run along the innermost axis with the run's
+// input and output offsets, its length and both steps.
+func (p *plan) each(fn func(a, o, n, sa, so int)) {
+	nd := len(p.shape)
+	if nd == 0 {
+		fn(p.offA, 0, 1, 1, 0)
+		return
+	}
+	if p.shape[0] == 0 {
+		return
+	}
+	inner := p.shape[nd-1]
+	sai, soi := p.sa[nd-1], p.so[nd-1]
+	if nd == 1 {
+		fn(p.offA, 0, inner, sai, soi)
+		return
+	}
+	idx := make([]int, nd-1)
+	a, o := p.offA, 0
+	for {
+		fn(a, o, inner, sai, soi)
+		ax := nd - 2
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			a += p.sa[ax]
+			o += p.so[ax]
+			if idx[ax] < p.shape[ax] {
+				break
+			}
+			a -= p.sa[ax] * p.shape[ax]
+			o -= p.so[ax] * p.shape[ax]
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			return
+		}
+	}
+}
+
+func planFor(out, a *Array, red []bool) *plan {
+	return newPlan(a.shape, a.strides, a.offset, outGeom(out, red))
+}
+
+type floats interface{ ~float32 | ~float64 }
+type complexes interface{ ~complex64 | ~complex128 }
+type inexact interface{ floats | complexes }
+
+// pairwiseBlock is numpy's PW_BLOCKSIZE: runs up to this length are
+// summed with eight interleaved accumulators, longer ones are split in two.
+const pairwiseBlock = 128
+
+// pairwise sums x (contiguous) as numpy's pairwise summation does: the
+// same split points and the same association, so that float results agree
+// to the last bits in the common case.
+func pairwise[T inexact](x []T) T {
+	n := len(x)
+	switch {
+	case n < 8:
+		var r T
+		for _, v := range x {
+			r += v
+		}
+		return r
+	case n <= pairwiseBlock:
+		r0, r1, r2, r3 := x[0], x[1], x[2], x[3]
+		r4, r5, r6, r7 := x[4], x[5], x[6], x[7]
+		m := n - n%8
+		for i := 8; i+8 <= m; i += 8 {
+			b := x[i : i+8 : i+8]
+			r0 += b[0]
+			r1 += b[1]
+			r2 += b[2]
+			r3 += b[3]
+			r4 += b[4]
+			r5 += b[5]
+			r6 += b[6]
+			r7 += b[7]
+		}
+		r := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+		for _, v := range x[m:] {
+			r += v
+		}
+		return r
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return pairwise(x[:n2]) + pairwise(x[n2:])
+}
+
+// pairwiseStrided is pairwise over x[off], x[off+step], ... (n elements).
+func pairwiseStrided[T inexact](x []T, off, n, step int) T {
+	switch {
+	case n < 8:
+		var r T
+		for k := 0; k < n; k++ {
+			r += x[off+k*step]
+		}
+		return r
+	case n <= pairwiseBlock:
+		var r [8]T
+		for j := range r {
+			r[j] = x[off+j*step]
+		}
+		m := n - n%8
+		for i := 8; i < m; i += 8 {
+			for j := range r {
+				r[j] += x[off+(i+j)*step]
+			}
+		}
+		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for i := m; i < n; i++ {
+			s += x[off+i*step]
+		}
+		return s
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return pairwiseStrided(x, off, n2, step) + pairwiseStrided(x, off+n2*step, n-n2, step)
+}
+
+// sumInexact adds src into dst (same float or complex type) pairwise.
+func sumInexact[T inexact](dst, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		if so == 0 {
+			if sa == 1 {
+				dst[o] += pairwise(src[a : a+n])
+			} else {
+				dst[o] += pairwiseStrided(src, a, n, sa)
+			}
+			return
+		}
+		if sa == 1 && so == 1 {
+			d := dst[o : o+n]
+			for k, v := range src[a : a+n] {
+				d[k] += v
+			}
+			return
+		}
+		for k := 0; k < n; k++ {
+			dst[o+k*so] += src[a+k*sa]
+		}
+	})
+}
+
+// sumReal adds the integers src, converted to O, into dst in order.
+func sumReal[O, T Real](dst []O, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		if so == 0 {
+			acc := dst[o]
+			if sa == 1 {
+				for _, v := range src[a : a+n] {
+					acc += O(v)
+				}
+			} else {
+				for k := 0; k < n; k++ {
+					acc += O(src[a+k*sa])
+				}
+			}
+			dst[o] = acc
+			return
+		}
+		for k := 0; k < n; k++ {
+			dst[o+k*so] += O(src[a+k*sa])
+		}
+	})
+}
+
+// sumDispatch adds a (not bool) into out over the flagged axes. out has
+// the keepdims shape and dtype Sum's or Mean's result type.
+func sumDispatch(out, a *Array, red []bool) error {
+	p := planFor(out, a, red)
+	switch o := out.data.(type) {
+	case []int64:
+		switch s := a.data.(type) {
+		case []int8:
+			sumReal(o, s, p)
+		case []int16:
+			sumReal(o, s, p)
+		case []int32:
+			sumReal(o, s, p)
+		case []int64:
+			sumReal(o, s, p)
+		default:
+			return errDispatch("sum", a.dtype, out.dtype)
+		}
+	case []uint64:
+		switch s := a.data.(type) {
+		case []uint8:
+			sumReal(o, s, p)
+		case []uint16:
+			sumReal(o, s, p)
+		case []uint32:
+			sumReal(o, s, p)
+		case []uint64:
+			sumReal(o, s, p)
+		default:
+			return errDispatch("sum", a.dtype, out.dtype)
+		}
+	case []float64:
+		switch s := a.data.(type) {
+		case []float64:
+			sumInexact(o, s, p)
+		case []int8:
+			sumReal(o, s, p)
+		case []int16:
+			sumReal(o, s, p)
+		case []int32:
+			sumReal(o, s, p)
+		case []int64:
+			sumReal(o, s, p)
+		case []uint8:
+			sumReal(o, s, p)
+		case []uint16:
+			sumReal(o, s, p)
+		case []uint32:
+			sumReal(o, s, p)
+		case []uint64:
+			sumReal(o, s, p)
+		default:
+			return errDispatch("sum", a.dtype, out.dtype)
+		}
+	case []float32:
+		s, ok := a.data.([]float32)
+		if !ok {
+			return errDispatch("sum", a.dtype, out.dtype)
+		}
+		sumInexact(o, s, p)
+	case []complex64:
+		s, ok := a.data.([]complex64)
+		if !ok {
+			return errDispatch("sum", a.dtype, out.dtype)
+		}
+		sumInexact(o, s, p)
+	case []complex128:
+		s, ok := a.data.([]complex128)
+		if !ok {
+			return errDispatch("sum", a.dtype, out.dtype)
+		}
+		sumInexact(o, s, p)
+	default:
+		return errDispatch("sum", a.dtype, out.dtype)
+	}
+	return nil
+}
+
+func errDispatch(op string, in, out DType) error {
+	return &DTypeError{Text: in.String(), Reason: fmt.Sprintf("%s into %s is not supported", op, out)}
+}
+
+// prodReal multiplies src, converted to O, into dst.
+func prodReal[O, T Real](dst []O, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		if so == 0 {
+			acc := dst[o]
+			for k := 0; k < n; k++ {
+				acc *= O(src[a+k*sa])
+			}
+			dst[o] = acc
+			return
+		}
+		for k := 0; k < n; k++ {
+			dst[o+k*so] *= O(src[a+k*sa])
+		}
+	})
+}
+
+func prodComplex[T complexes](dst, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		for k := 0; k < n; k++ {
+			dst[o+k*so] *= src[a+k*sa]
+		}
+	})
+}
+
+func prodDispatch(out, a *Array, red []bool) error {
+	p := planFor(out, a, red)
+	switch o := out.data.(type) {
+	case []int64:
+		switch s := a.data.(type) {
+		case []int8:
+			prodReal(o, s, p)
+		case []int16:
+			prodReal(o, s, p)
+		case []int32:
+			prodReal(o, s, p)
+		case []int64:
+			prodReal(o, s, p)
+		default:
+			return errDispatch("prod", a.dtype, out.dtype)
+		}
+	case []uint64:
+		switch s := a.data.(type) {
+		case []uint8:
+			prodReal(o, s, p)
+		case []uint16:
+			prodReal(o, s, p)
+		case []uint32:
+			prodReal(o, s, p)
+		case []uint64:
+			prodReal(o, s, p)
+		default:
+			return errDispatch("prod", a.dtype, out.dtype)
+		}
+	case []float32:
+		prodReal(o, a.data.([]float32), p)
+	case []float64:
+		prodReal(o, a.data.([]float64), p)
+	case []complex64:
+		prodComplex(o, a.data.([]complex64), p)
+	case []complex128:
+		prodComplex(o, a.data.([]complex128), p)
+	default:
+		return errDispatch("prod", a.dtype, out.dtype)
+	}
+	return nil
+}
+
+// minReal and maxReal fold src into dst; a NaN, once in, stays (x != x is
+// false for integers and compiles away).
+func minReal[T Real](dst, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		if so == 0 {
+			acc := dst[o]
+			if acc != acc {
+				return
+			}
+			for k := 0; k < n; k++ {
+				v := src[a+k*sa]
+				if v < acc {
+					acc = v
+				} else if v != v {
+					acc = v
+					break
+				}
+			}
+			dst[o] = acc
+			return
+		}
+		for k := 0; k < n; k++ {
+			v, d := src[a+k*sa], dst[o+k*so]
+			if v < d || (v != v && d == d) {
+				dst[o+k*so] = v
+			}
+		}
+	})
+}
+
+func maxReal[T Real](dst, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		if so == 0 {
+			acc := dst[o]
+			if acc != acc {
+				return
+			}
+			for k := 0; k < n; k++ {
+				v := src[a+k*sa]
+				if v > acc {
+					acc = v
+				} else if v != v {
+					acc = v
+					break
+				}
+			}
+			dst[o] = acc
+			return
+		}
+		for k := 0; k < n; k++ {
+			v, d := src[a+k*sa], dst[o+k*so]
+			if v > d || (v != v && d == d) {
+				dst[o+k*so] = v
+			}
+		}
+	})
+}
+
+func isNaNC[T complexes](v T) bool {
+	c := complex128(v)
+	return math.IsNaN(real(c)) || math.IsNaN(imag(c))
+}
+
+// lessC orders complex numbers as numpy does: by real part, then imaginary.
+func lessC[T complexes](x, y T) bool {
+	a, b := complex128(x), complex128(y)
+	return real(a) < real(b) || (real(a) == real(b) && imag(a) < imag(b))
+}
+
+func minMaxComplex[T complexes](isMax bool, dst, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		for k := 0; k < n; k++ {
+			v, d := src[a+k*sa], dst[o+k*so]
+			if isNaNC(d) {
+				continue
+			}
+			if isNaNC(v) || (!isMax && lessC(v, d)) || (isMax && lessC(d, v)) {
+				dst[o+k*so] = v
+			}
+		}
+	})
+}
+
+func minMaxDispatch(isMax bool, out, a *Array, red []bool) error {
+	p := planFor(out, a, red)
+	switch s := a.data.(type) {
+	case []int8:
+		minMaxReal(isMax, out.data.([]int8), s, p)
+	case []int16:
+		minMaxReal(isMax, out.data.([]int16), s, p)
+	case []int32:
+		minMaxReal(isMax, out.data.([]int32), s, p)
+	case []int64:
+		minMaxReal(isMax, out.data.([]int64), s, p)
+	case []uint8:
+		minMaxReal(isMax, out.data.([]uint8), s, p)
+	case []uint16:
+		minMaxReal(isMax, out.data.([]uint16), s, p)
+	case []uint32:
+		minMaxReal(isMax, out.data.([]uint32), s, p)
+	case []uint64:
+		minMaxReal(isMax, out.data.([]uint64), s, p)
+	case []float32:
+		minMaxReal(isMax, out.data.([]float32), s, p)
+	case []float64:
+		minMaxReal(isMax, out.data.([]float64), s, p)
+	case []complex64:
+		minMaxComplex(isMax, out.data.([]complex64), s, p)
+	case []complex128:
+		minMaxComplex(isMax, out.data.([]complex128), s, p)
+	default:
+		return errDispatch("min/max", a.dtype, out.dtype)
+	}
+	return nil
+}
+
+func minMaxReal[T Real](isMax bool, dst, src []T, p *plan) {
+	if isMax {
+		maxReal(dst, src, p)
+	} else {
+		minReal(dst, src, p)
+	}
+}
+
+// anyAll folds src != 0 into dst with or (any) or and (all).
+func anyAll[T Number](all bool, dst []bool, src []T, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		for k := 0; k < n; k++ {
+			nz := src[a+k*sa] != 0
+			if all {
+				dst[o+k*so] = dst[o+k*so] && nz
+			} else {
+				dst[o+k*so] = dst[o+k*so] || nz
+			}
+		}
+	})
+}
+
+func anyAllBool(all bool, dst, src []bool, p *plan) {
+	p.each(func(a, o, n, sa, so int) {
+		for k := 0; k < n; k++ {
+			if all {
+				dst[o+k*so] = dst[o+k*so] && src[a+k*sa]
+			} else {
+				dst[o+k*so] = dst[o+k*so] || src[a+k*sa]
+			}
+		}
+	})
+}
+
+func anyAllDispatch(all bool, out, a *Array, red []bool) error {
+	p := planFor(out, a, red)
+	o := out.data.([]bool)
+	switch s := a.data.(type) {
+	case []bool:
+		anyAllBool(all, o, s, p)
+	case []int8:
+		anyAll(all, o, s, p)
+	case []int16:
+		anyAll(all, o, s, p)
+	case []int32:
+		anyAll(all, o, s, p)
+	case []int64:
+		anyAll(all, o, s, p)
+	case []uint8:
+		anyAll(all, o, s, p)
+	case []uint16:
+		anyAll(all, o, s, p)
+	case []uint32:
+		anyAll(all, o, s, p)
+	case []uint64:
+		anyAll(all, o, s, p)
+	case []float32:
+		anyAll(all, o, s, p)
+	case []float64:
+		anyAll(all, o, s, p)
+	case []complex64:
+		anyAll(all, o, s, p)
+	case []complex128:
+		anyAll(all, o, s, p)
+	default:
+		return errDispatch("any/all", a.dtype, out.dtype)
+	}
+	return nil
+}
+
+// devSq writes (x - mean)² into dst; x and dst are C-contiguous with the
+// same shape, so the plan's input offsets index both; mean is broadcast.
+func devSq[T floats](dst, x, mean []T, p *plan) {
+	base := p.offA
+	p.each(func(a, o, n, sa, so int) {
+		for k := 0; k < n; k++ {
+			d := x[a+k*sa] - mean[o+k*so]
+			dst[a-base+k*sa] = d * d
+		}
+	})
+}
+
+// devSqC writes |x - mean|² (real) into dst.
+func devSqC[R floats, T complexes](dst []R, x, mean []T, p *plan) {
+	base := p.offA
+	p.each(func(a, o, n, sa, so int) {
+		for k := 0; k < n; k++ {
+			d := complex128(x[a+k*sa] - mean[o+k*so])
+			dst[a-base+k*sa] = R(real(d)*real(d) + imag(d)*imag(d))
+		}
+	})
+}
