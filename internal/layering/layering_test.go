@@ -29,18 +29,21 @@ var anything = []string{"*"}
 //	      < chunkarray < udfbridge;  chunkarray/nd stands alone below
 //	chunkarray; internal/cudaops sits on chunkarray/nd only.
 var allowed = map[string][]string{
-	"graph":             {},
-	"optimize":          {"graph"},
-	"sched":             {"graph", "optimize"},
-	"sched/schedtest":   {"graph", "optimize", "sched"},
-	"sched/distributed": {"graph", "optimize", "sched"},
-	"viz":               {"graph", "optimize"},
-	"delayed":           {"graph", "optimize", "sched", "viz"},
-	"chunkarray/nd":     {},
-	"chunkarray":        {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd"},
-	"udfbridge":         {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd"},
-	"internal/cudaops":  {"chunkarray/nd"},
-	"internal/layering": {},
+	"graph":                 {},
+	"optimize":              {"graph"},
+	"sched":                 {"graph", "optimize"},
+	"sched/schedtest":       {"graph", "optimize", "sched"},
+	"sched/distributed":     {"graph", "optimize", "sched"},
+	"viz":                   {"graph", "optimize"},
+	"delayed":               {"graph", "optimize", "sched", "viz"},
+	"chunkarray/nd":         {},
+	"chunkarray/npy":        {"chunkarray/nd"},
+	"chunkarray/zarr/blosc": {},
+	"chunkarray/zarr":       {"chunkarray/nd", "chunkarray/zarr/blosc"},
+	"chunkarray":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
+	"udfbridge":             {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
+	"internal/cudaops":      {"chunkarray/nd"},
+	"internal/layering":     {},
 
 	"internal/workloads": anything,
 	"cmd/*":              anything, // every command
@@ -52,6 +55,8 @@ var allowed = map[string][]string{
 var external = map[string][]string{
 	"graph":         {},
 	"chunkarray/nd": {"gonum.org/v1/gonum"},
+	// Storage reads files and may not pull in the engine.
+	"chunkarray/npy": {},
 }
 
 // pkg is what the test needs to know of one package.
