@@ -2,7 +2,10 @@ module github.com/tessera-go/tessera
 
 go 1.26.0
 
-require github.com/emicklei/dot v1.6.2
+require (
+	github.com/emicklei/dot v1.6.2
+	github.com/klauspost/compress v1.20.3
+)
 
 require (
 	golang.org/x/sys v0.49.0 // indirect

@@ -57,6 +57,8 @@ var external = map[string][]string{
 	"chunkarray/nd": {"gonum.org/v1/gonum"},
 	// Storage reads files and may not pull in the engine.
 	"chunkarray/npy": {},
+	// blosc decodes with the standard library and klauspost/compress only.
+	"chunkarray/zarr/blosc": {"github.com/klauspost/compress"},
 }
 
 // pkg is what the test needs to know of one package.
