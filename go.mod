@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/emicklei/dot v1.6.2
 	github.com/klauspost/compress v1.20.3
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -1,0 +1,277 @@
+package nd
+
+// The elementwise engine. Operands arrive as views of one shape (broadcast
+// axes have stride 0). walkRuns merges axes that are contiguous in every
+// operand, so a C-contiguous operation is one run and a (1000,1)+(1,1000)
+// broadcast is 1000 runs of 1000. Each run goes to a kernel that works on
+// plain equal-length slices: directly when every operand has stride 1, and
+// otherwise through blocks of blockLen elements gathered into small
+// buffers (a stride-0 operand is one value repeated). Kernels are generic
+// functions instantiated per element type; the only indirect call is one
+// per block, never per element.
+//
+// Rejected: a kernel per (op, type, stride pattern); it multiplies the code
+// by the number of patterns for a gain the buffers (which stay in L1) mostly
+// close.
+
+// blockLen is the length of the gather buffers: small enough to stay in L1
+// for three operands of 16-byte elements.
+const blockLen = 512
+
+// walkRuns calls fn once per innermost run of the common shape, in C order,
+// with each operand's offset and stride for the run. offs is reused between
+// calls; fn must not keep it.
+func walkRuns(shape []int, strides [][]int, offsets []int, fn func(offs []int, n int, steps []int)) {
+	nops := len(strides)
+	for _, d := range shape {
+		if d == 0 {
+			return
+		}
+	}
+	// Drop size-1 axes, then merge axis i into i+1 when every operand
+	// steps over axis i+1 exactly.
+	sh := make([]int, 0, len(shape))
+	st := make([][]int, nops)
+	for k := range st {
+		st[k] = make([]int, 0, len(shape))
+	}
+	for i, d := range shape {
+		if d == 1 {
+			continue
+		}
+		if j := len(sh) - 1; j >= 0 {
+			merge := true
+			for k := range nops {
+				if st[k][j] != strides[k][i]*d {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				sh[j] *= d
+				for k := range nops {
+					st[k][j] = strides[k][i]
+				}
+				continue
+			}
+		}
+		sh = append(sh, d)
+		for k := range nops {
+			st[k] = append(st[k], strides[k][i])
+		}
+	}
+	offs := make([]int, nops)
+	copy(offs, offsets)
+	steps := make([]int, nops)
+	nd := len(sh)
+	if nd == 0 {
+		for k := range steps {
+			steps[k] = 1
+		}
+		fn(offs, 1, steps)
+		return
+	}
+	for k := range nops {
+		steps[k] = st[k][nd-1]
+	}
+	inner := sh[nd-1]
+	if nd == 1 {
+		fn(offs, inner, steps)
+		return
+	}
+	idx := make([]int, nd-1)
+	base := make([]int, nops)
+	copy(base, offsets)
+	for {
+		copy(offs, base)
+		fn(offs, inner, steps)
+		ax := nd - 2
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			for k := range nops {
+				base[k] += st[k][ax]
+			}
+			if idx[ax] < sh[ax] {
+				break
+			}
+			for k := range nops {
+				base[k] -= st[k][ax] * sh[ax]
+			}
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			return
+		}
+	}
+}
+
+// operand returns the n elements of src from off with stride step as a
+// slice: src itself when step is 1, otherwise buf filled with them.
+func operand[T any](src []T, off, n, step int, buf []T) []T {
+	switch step {
+	case 1:
+		return src[off : off+n : off+n]
+	case 0:
+		v := src[off]
+		buf = buf[:n]
+		for i := range buf {
+			buf[i] = v
+		}
+		return buf
+	}
+	buf = buf[:n]
+	for i := range buf {
+		buf[i] = src[off+i*step]
+	}
+	return buf
+}
+
+// scatter writes src to dst from off with stride step.
+func scatter[T any](dst []T, off, step int, src []T) {
+	for i, v := range src {
+		dst[off+i*step] = v
+	}
+}
+
+// runBinary applies k to the operands a and b (element type T, shape of
+// dst) writing dst (element type O).
+func runBinary[T, O any](k func(d []O, a, b []T), dst, a, b *Array) {
+	dd := dst.data.([]O)
+	ad := a.data.([]T)
+	bd := b.data.([]T)
+	var abuf, bbuf []T
+	var dbuf []O
+	walkRuns(dst.shape, [][]int{dst.strides, a.strides, b.strides}, []int{dst.offset, a.offset, b.offset}, func(offs []int, n int, steps []int) {
+		od, oa, ob := offs[0], offs[1], offs[2]
+		sd, sa, sb := steps[0], steps[1], steps[2]
+		if sd == 1 && sa == 1 && sb == 1 {
+			k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n], bd[ob:ob+n:ob+n])
+			return
+		}
+		if abuf == nil {
+			abuf = make([]T, blockLen)
+			bbuf = make([]T, blockLen)
+			dbuf = make([]O, blockLen)
+		}
+		for i := 0; i < n; i += blockLen {
+			m := min(blockLen, n-i)
+			x := operand(ad, oa+i*sa, m, sa, abuf)
+			y := operand(bd, ob+i*sb, m, sb, bbuf)
+			if sd == 1 {
+				k(dd[od+i:od+i+m:od+i+m], x, y)
+			} else {
+				k(dbuf[:m], x, y)
+				scatter(dd, od+i*sd, sd, dbuf[:m])
+			}
+		}
+	})
+}
+
+// runUnary applies k to a writing dst.
+func runUnary[T, O any](k func(d []O, a []T), dst, a *Array) {
+	dd := dst.data.([]O)
+	ad := a.data.([]T)
+	var abuf []T
+	var dbuf []O
+	walkRuns(dst.shape, [][]int{dst.strides, a.strides}, []int{dst.offset, a.offset}, func(offs []int, n int, steps []int) {
+		od, oa := offs[0], offs[1]
+		sd, sa := steps[0], steps[1]
+		if sd == 1 && sa == 1 {
+			k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n])
+			return
+		}
+		if abuf == nil {
+			abuf = make([]T, blockLen)
+			dbuf = make([]O, blockLen)
+		}
+		for i := 0; i < n; i += blockLen {
+			m := min(blockLen, n-i)
+			x := operand(ad, oa+i*sa, m, sa, abuf)
+			if sd == 1 {
+				k(dd[od+i:od+i+m:od+i+m], x)
+			} else {
+				k(dbuf[:m], x)
+				scatter(dd, od+i*sd, sd, dbuf[:m])
+			}
+		}
+	})
+}
+
+// runWhere writes dst = cond ? a : b.
+func runWhere[T any](dst, cond, a, b *Array) {
+	dd := dst.data.([]T)
+	cd := cond.data.([]bool)
+	ad := a.data.([]T)
+	bd := b.data.([]T)
+	walkRuns(dst.shape, [][]int{dst.strides, cond.strides, a.strides, b.strides},
+		[]int{dst.offset, cond.offset, a.offset, b.offset}, func(offs []int, n int, steps []int) {
+			od, oc, oa, ob := offs[0], offs[1], offs[2], offs[3]
+			sd, sc, sa, sb := steps[0], steps[1], steps[2], steps[3]
+			for i := range n {
+				if cd[oc+i*sc] {
+					dd[od+i*sd] = ad[oa+i*sa]
+				} else {
+					dd[od+i*sd] = bd[ob+i*sb]
+				}
+			}
+		})
+}
+
+func whereDispatch(dst, c, a, b *Array) {
+	switch dst.dtype {
+	case Bool:
+		runWhere[bool](dst, c, a, b)
+	case Int8:
+		runWhere[int8](dst, c, a, b)
+	case Int16:
+		runWhere[int16](dst, c, a, b)
+	case Int32:
+		runWhere[int32](dst, c, a, b)
+	case Int64:
+		runWhere[int64](dst, c, a, b)
+	case Uint8:
+		runWhere[uint8](dst, c, a, b)
+	case Uint16:
+		runWhere[uint16](dst, c, a, b)
+	case Uint32:
+		runWhere[uint32](dst, c, a, b)
+	case Uint64:
+		runWhere[uint64](dst, c, a, b)
+	case Float32:
+		runWhere[float32](dst, c, a, b)
+	case Float64:
+		runWhere[float64](dst, c, a, b)
+	case Complex64:
+		runWhere[complex64](dst, c, a, b)
+	case Complex128:
+		runWhere[complex128](dst, c, a, b)
+	}
+}
+
+// anyNegative reports whether a (a signed integer array) holds a negative
+// element.
+func anyNegative(a *Array) bool {
+	switch d := a.data.(type) {
+	case []int8:
+		return anyNeg(d, a)
+	case []int16:
+		return anyNeg(d, a)
+	case []int32:
+		return anyNeg(d, a)
+	case []int64:
+		return anyNeg(d, a)
+	}
+	return false
+}
+
+func anyNeg[T ~int8 | ~int16 | ~int32 | ~int64](d []T, a *Array) bool {
+	neg := false
+	ForEachOffset(a.shape, a.strides, a.offset, func(off, n, step int) {
+		for i := range n {
+			if d[off+i*step] < 0 {
+				neg = true
+			}
+		}
+	})
+	return neg
+}

@@ -1,0 +1,285 @@
+package nd
+
+import (
+	"math"
+	"math/cmplx"
+)
+
+// Type promotion follows numpy 1.24.
+//
+// ResultType is np.result_type on dtypes: the smallest dtype to which every
+// argument casts safely. It is computed from kinds and sizes rather than
+// from a 13×13 table so that the rule reads in one place; the table numpy
+// produces is in testdata/promote_table.json and the tests hold the two
+// together.
+//
+// Operations whose operands are arrays of different dimensionality use
+// numpy 1.x's value-based casting for 0-d operands (ResultTypeOf): a 0-d
+// operand beside n-d ones whose kind category (bool < integer < inexact,
+// where float and complex share one category) is no higher than theirs
+// counts as the smallest dtype that holds its value, so int8 array + 1 stays
+// int8 and float32 array * 2.0 stays float32, while int8 array + 1.5 is
+// float64. When every operand is 0-d, plain promotion applies. Go scalars
+// reach these functions as 0-d arrays built by ScalarOf, so `x + 1` in
+// tessera has the dtype it has in numpy 1.24 (not NEP 50's numpy 2 rule).
+//
+// numpy returns float16 for a few operations on 1-byte integers and bools
+// (sqrt, exp, arctan2, ...). tessera has no float16 and gives float32, the
+// nearest dtype that holds every such result.
+
+// ResultType returns the dtype numpy's np.result_type gives dts: the
+// smallest dtype that every one of dts casts to safely. With no argument, or
+// an invalid dtype among them, it returns Invalid.
+func ResultType(dts ...DType) DType {
+	if len(dts) == 0 {
+		return Invalid
+	}
+	r := dts[0]
+	if !r.Valid() {
+		return Invalid
+	}
+	for _, d := range dts[1:] {
+		if !d.Valid() {
+			return Invalid
+		}
+		r = promote2(r, d)
+	}
+	return r
+}
+
+// intOfSize returns the signed (or unsigned) integer dtype of size bytes.
+func intOfSize(size int, unsigned bool) DType {
+	switch size {
+	case 1:
+		if unsigned {
+			return Uint8
+		}
+		return Int8
+	case 2:
+		if unsigned {
+			return Uint16
+		}
+		return Int16
+	case 4:
+		if unsigned {
+			return Uint32
+		}
+		return Int32
+	}
+	if unsigned {
+		return Uint64
+	}
+	return Int64
+}
+
+// floatFor returns the float dtype that holds every value of d exactly
+// enough for numpy: float32 for integers of up to 2 bytes (numpy's float16
+// for 1-byte ones, see the package note), float64 for wider ones.
+func floatFor(d DType) DType {
+	switch {
+	case d.IsFloat():
+		return d
+	case d.IsComplex():
+		return d
+	case d.Size() <= 2:
+		return Float32
+	}
+	return Float64
+}
+
+func promote2(a, b DType) DType {
+	if a == b {
+		return a
+	}
+	if a.IsBool() {
+		return b
+	}
+	if b.IsBool() {
+		return a
+	}
+	ka, kb := a.Kind(), b.Kind()
+	// Order so that a is the lower kind: i/u < f < c.
+	rank := func(k byte) int {
+		switch k {
+		case 'i', 'u':
+			return 1
+		case 'f':
+			return 2
+		}
+		return 3
+	}
+	if rank(ka) > rank(kb) {
+		a, b, ka, kb = b, a, kb, ka
+	}
+	switch {
+	case ka == kb:
+		if a.Size() >= b.Size() {
+			return a
+		}
+		return b
+	case (ka == 'i' || ka == 'u') && (kb == 'i' || kb == 'u'):
+		s, u := a, b
+		if ka == 'u' {
+			s, u = b, a
+		}
+		if u.Size() < s.Size() {
+			return s
+		}
+		if u.Size() == 8 {
+			return Float64
+		}
+		return intOfSize(2*u.Size(), false)
+	case kb == 'f':
+		// a is an integer.
+		f := floatFor(a)
+		if f.Size() > b.Size() {
+			return f
+		}
+		return b
+	}
+	// b is complex; a is an integer or a float.
+	f := floatFor(a)
+	if 2*f.Size() > b.Size() {
+		return Complex128
+	}
+	return b
+}
+
+// category is numpy 1.x's kind category for value-based casting: bool 0,
+// integers 1, floats and complex 2.
+func category(d DType) int {
+	switch d.Kind() {
+	case 'b':
+		return 0
+	case 'i', 'u':
+		return 1
+	}
+	return 2
+}
+
+// minScalarType returns the smallest dtype holding the value of the 0-d
+// array s (np.min_scalar_type), and whether it is an unsigned integer dtype
+// whose value also fits the signed dtype of its size (numpy then promotes it
+// as that signed dtype beside signed arrays). Float values that fit float16
+// give Float32 (there is no float16; beside the float arrays it is promoted
+// with, the two give the same result).
+func minScalarType(s *Array) (DType, bool) {
+	v, _ := s.At()
+	switch x := v.(type) {
+	case bool:
+		return Bool, false
+	case int8:
+		return minInt(int64(x))
+	case int16:
+		return minInt(int64(x))
+	case int32:
+		return minInt(int64(x))
+	case int64:
+		return minInt(x)
+	case uint8:
+		return minUint(uint64(x))
+	case uint16:
+		return minUint(uint64(x))
+	case uint32:
+		return minUint(uint64(x))
+	case uint64:
+		return minUint(x)
+	case float32:
+		return minFloat(float64(x)), false
+	case float64:
+		return minFloat(x), false
+	case complex64:
+		return minComplex(complex128(x)), false
+	case complex128:
+		return minComplex(x), false
+	}
+	return s.dtype, false
+}
+
+func minInt(v int64) (DType, bool) {
+	if v >= 0 {
+		return minUint(uint64(v))
+	}
+	switch {
+	case v >= math.MinInt8:
+		return Int8, false
+	case v >= math.MinInt16:
+		return Int16, false
+	case v >= math.MinInt32:
+		return Int32, false
+	}
+	return Int64, false
+}
+
+func minUint(v uint64) (DType, bool) {
+	switch {
+	case v <= math.MaxUint8:
+		return Uint8, v <= math.MaxInt8
+	case v <= math.MaxUint16:
+		return Uint16, v <= math.MaxInt16
+	case v <= math.MaxUint32:
+		return Uint32, v <= math.MaxInt32
+	}
+	return Uint64, v <= math.MaxInt64
+}
+
+func minFloat(v float64) DType {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) <= math.MaxFloat32 {
+		return Float32
+	}
+	return Float64
+}
+
+func minComplex(v complex128) DType {
+	if cmplx.IsNaN(v) || cmplx.IsInf(v) || (minFloat(real(v)) == Float32 && minFloat(imag(v)) == Float32) {
+		return Complex64
+	}
+	return Complex128
+}
+
+// effectiveDTypes returns the dtypes numpy 1.24 uses to choose a loop for
+// operands xs: their own dtypes, except that 0-d operands beside n-d ones
+// count as the smallest dtype holding their value when their kind category
+// is no higher than the n-d operands' (see the package note).
+func effectiveDTypes(xs ...*Array) []DType {
+	out := make([]DType, len(xs))
+	maxArr, maxScal := -1, -1
+	var arrType DType
+	for i, x := range xs {
+		out[i] = x.dtype
+		if x.NDim() == 0 {
+			maxScal = max(maxScal, category(x.dtype))
+		} else {
+			maxArr = max(maxArr, category(x.dtype))
+			if arrType == Invalid {
+				arrType = x.dtype
+			} else {
+				arrType = promote2(arrType, x.dtype)
+			}
+		}
+	}
+	if maxArr < 0 || maxScal < 0 || maxScal > maxArr {
+		return out
+	}
+	for i, x := range xs {
+		if x.NDim() != 0 {
+			continue
+		}
+		d, smallUnsigned := minScalarType(x)
+		if smallUnsigned && arrType.Kind() == 'i' {
+			d = intOfSize(d.Size(), false)
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// ResultTypeOf returns np.result_type of arrays, with numpy 1.x's
+// value-based casting for 0-d arrays beside n-d ones. It returns Invalid
+// for no argument.
+func ResultTypeOf(xs ...*Array) DType {
+	if len(xs) == 0 {
+		return Invalid
+	}
+	return ResultType(effectiveDTypes(xs...)...)
+}
