@@ -190,7 +190,9 @@ func binaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
 		if r.IsComplex() {
 			return bad("not supported for complex numbers")
 		}
-		f := floatFor(r)
+		// numpy picks the first float loop both operands cast to safely,
+		// so int8 and uint16 give float32 although they promote to int32.
+		f := promote2(floatFor(a), floatFor(b))
 		return f, f, nil
 	case LogicalAnd, LogicalOr, LogicalXor:
 		return Bool, Bool, nil
