@@ -534,7 +534,12 @@ func complexPowK[T complexT](d, a, b []T) {
 func unaryDispatch(op UnaryOp, dst, a *Array) {
 	switch a.dtype {
 	case Bool:
-		runUnary(notK, dst, a) // LogicalNot is the only loop on bools
+		// Only LogicalNot and Abs (the identity) compute on bools.
+		if op == Abs {
+			runUnary(copyK[bool], dst, a)
+			return
+		}
+		runUnary(notK, dst, a)
 	case Int8:
 		intUnary[int8](op, dst, a)
 	case Int16:
@@ -634,6 +639,8 @@ func complexUnary[T complexT](op UnaryOp, dst, a *Array) {
 	}
 	runUnary(k, dst, a)
 }
+
+func copyK[T any](d, a []T) { copy(d, a) }
 
 func notK(d, a []bool) {
 	a = a[:len(d)]
@@ -762,9 +769,16 @@ func ccosK[T complexT](d, a []T) {
 	}
 }
 
+// ctanK follows C99's special values where Go's cmplx.Tan does not:
+// tan(±Inf + 0i) is NaN + 0i (numpy), not NaN + NaNi.
 func ctanK[T complexT](d, a []T) {
 	a = a[:len(d)]
 	for i := range d {
-		d[i] = T(cmplx.Tan(complex128(a[i])))
+		z := complex128(a[i])
+		if math.IsInf(real(z), 0) && imag(z) == 0 {
+			d[i] = T(complex(math.NaN(), imag(z)))
+			continue
+		}
+		d[i] = T(cmplx.Tan(z))
 	}
 }
