@@ -1,0 +1,85 @@
+// Package chunkarray is a lazy, chunked n-d array mirroring numpy and
+// dask.array: an Array describes how to compute each of its blocks, and
+// nothing runs until Compute.
+//
+// # Model
+//
+// An Array holds a name (a deterministic token of its op, its inputs' names
+// and its parameters, as Dask's "ones-3fa1…"), a shape, its chunks (per axis,
+// the list of chunk lengths: regular or irregular), a dtype, a sticky error,
+// and its layer: how to make the task of each block, and pointers to the
+// input Arrays. Like package delayed, an Array never copies its inputs'
+// graphs: Graph walks the Arrays reachable from the ones asked for and asks
+// each layer for its block tasks, in O(tasks). Block keys are
+// graph.BlockKey(name, i, j, …).
+//
+// Every block task is a registered op (graph.RegisterOp) whose parameters
+// encode, so the graphs built here run unchanged on a scheduler in another
+// process; *nd.Array values cross process boundaries through the codec
+// registered here (a dtype and shape header, then raw little-endian bytes;
+// zero-stride constant blocks as one element).
+//
+// # Operands
+//
+// Elementwise operations take `any` operands: an *Array, an *nd.Array, or
+// a Go scalar (bool, ints, uints, floats, complex). They exist as methods
+// for chaining, x.Add(1).Mul(2), and as functions for scalars on the left,
+// chunkarray.Sub(1, x). A Go scalar takes the array's dtype when it is of
+// the same kind or a lower one (bool < integer < float < complex): x.Add(1)
+// keeps an int8 or float32 array's dtype, as numpy 1.24's value-based
+// casting does for in-range values; a scalar of a higher kind promotes to
+// the kind's default (float64, complex128). numpy would pick float16 for
+// int8 + 1.5; there is no float16 here.
+//
+// # Chunks
+//
+// Chunk specs follow Dask: an int for every axis, per-axis ints ([]int, -1
+// for the whole axis), explicit per-axis lists ([][]int), or "auto" (or
+// nil) for chunks of about 128 MiB, square-ish (AutoChunks). Binary
+// operations broadcast as numpy and unify chunks as dask's unify_chunks:
+// inputs whose chunking differs along an axis are rechunked to the union
+// of their boundaries; size-1 broadcast axes need nothing.
+//
+// # Blockwise fusion
+//
+// When the graph is collected (Graph, Compute) with optimization on, a
+// chain of elementwise operations becomes one task per output block whose
+// parameters are the fused expression (a small program of nd ops). The
+// task evaluates it on tiles of a few thousand elements with buffers
+// reused from tile to tile, so no intermediate block is materialised.
+// An elementwise Array is fused into its consumer when it is elementwise
+// too, has no other consumer in the graph, and is not itself asked for;
+// constant (Ones, Full) inputs become constants of the expression.
+// WithOptimize(false) turns fusion off: each op is then its own task, which
+// tests use as a second code path.
+//
+// # Reductions
+//
+// Reductions are trees, as dask's: a chunk step per block (keepdims), then
+// levels that combine up to split_every blocks per reduced axis (default
+// 4 in all, so 2 per axis over three axes), then an aggregate. Sum, Prod,
+// Min, Max, Any and All combine their partials elementwise; Mean, Var and
+// Std carry (count, mean, M2) moments merged with Chan et al.'s parallel
+// formula (nd.Moments, nd.CombineMoments); ArgMin and ArgMax carry values
+// and global indices (nd.ArgChunk, nd.ArgCombine). With the scheduler's
+// depth-first order and intermediates released after their last use, a
+// reduction's live memory is bounded by chunk bytes × workers × a small
+// constant.
+//
+// # Errors
+//
+// Errors are sticky: an operation on incompatible shapes or dtypes returns
+// an Array whose Err names the operation and the shapes
+// ("chunkarray: add: shapes (3, 4) and (5,) could not be broadcast"); any
+// Array built on it carries the error, and Compute returns it. Nothing
+// panics on user mistakes.
+//
+// # Rejected alternatives
+//
+// A flat graph per Array (Dask before HighLevelGraph) copies every
+// input's tasks into every result: quadratic for long chains. Fusing on the
+// flat graph after collection (dask's optimize_blockwise on materialised
+// tasks) would have to rediscover which tasks are elementwise from their
+// shapes; fusing while collecting, when each layer still knows what it is,
+// needs no such guess.
+package chunkarray

@@ -1,0 +1,613 @@
+package chunkarray
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/graph"
+)
+
+// Expression node kinds of a fused elementwise task.
+const (
+	kIn    = iota + 1 // a block argument: A is its position among the inputs
+	kConst            // a 0-d scalar S (numpy's value-based casting applies)
+	kFull             // a constant array (Ones, Full) broadcast to the tile: S
+	kBin              // Op(A, B)
+	kUn               // Op(A)
+	kWhere            // where(A, B, C)
+	kCast             // A as dtype D
+)
+
+// enode is one node of a fused expression; operands refer to earlier
+// nodes. The last node is the result.
+type enode struct {
+	K  uint8    `json:"k"`
+	Op uint8    `json:"op,omitempty"`
+	A  int32    `json:"a,omitempty"`
+	B  int32    `json:"b,omitempty"`
+	C  int32    `json:"c,omitempty"`
+	S  scalar   `json:"s"`
+	D  nd.DType `json:"d,omitempty"`
+}
+
+// operand of an elementwise layer: an Array or a 0-d scalar.
+type operand struct {
+	arr *Array
+	sc  scalar
+}
+
+// elemLayer is one elementwise operation on its operands, whose chunks are
+// already unified with the result's (broadcast axes aside).
+type elemLayer struct {
+	kind uint8 // kBin, kUn, kWhere, kCast
+	op   uint8
+	d    nd.DType // for kCast
+	ops  []operand
+	ins  []*Array
+}
+
+func (l *elemLayer) inputs() []*Array { return l.ins }
+
+func (l *elemLayer) block(*Array, []int) graph.Node { panic("chunkarray: elemLayer blocks are emitted by the collector") }
+
+// fused is the expression an elementwise Array computes, with the Arrays
+// whose blocks it reads.
+type fused struct {
+	op     *op[elemP]
+	leaves []*Array
+}
+
+// fusedOf builds (once) the expression of a, pulling in every operand
+// that c.fusable allows.
+func (c *collector) fusedOf(a *Array, e *elemLayer) *fused {
+	if f, ok := c.exprs[a]; ok {
+		return f
+	}
+	var nodes []enode
+	var leaves []*Array
+	memo := map[*Array]int32{}
+	var build func(x *Array, top bool) int32
+	add := func(n enode) int32 { nodes = append(nodes, n); return int32(len(nodes) - 1) }
+	build = func(x *Array, top bool) int32 {
+		if i, ok := memo[x]; ok {
+			return i
+		}
+		var i int32
+		switch l := x.lay.(type) {
+		case *elemLayer:
+			if !top && !c.fusable(x) {
+				break
+			}
+			var args [3]int32
+			for j, o := range l.ops {
+				if o.arr == nil {
+					args[j] = add(enode{K: kConst, S: o.sc})
+				} else {
+					args[j] = build(o.arr, false)
+				}
+			}
+			i = add(enode{K: l.kind, Op: l.op, A: args[0], B: args[1], C: args[2], D: l.d})
+			memo[x] = i
+			return i
+		case *fullLayer:
+			if c.fusable(x) {
+				i = add(enode{K: kFull, S: l.op.p.V})
+				memo[x] = i
+				return i
+			}
+		}
+		leaves = append(leaves, x)
+		i = add(enode{K: kIn, A: int32(len(leaves) - 1)})
+		memo[x] = i
+		return i
+	}
+	build(a, true)
+	f := &fused{op: newOp(opElemwise, elemP{Nodes: nodes, D: a.dtype}), leaves: leaves}
+	c.exprs[a] = f
+	return f
+}
+
+// emitElem writes one task per block of a: the fused expression applied
+// to the leaves' blocks, mapped by broadcasting.
+func (c *collector) emitElem(a *Array, e *elemLayer) error {
+	f := c.fusedOf(a, e)
+	n := len(a.shape)
+	var err error
+	lidx := make([][]int, len(f.leaves))
+	for i, l := range f.leaves {
+		lidx[i] = make([]int, l.NDim())
+	}
+	forBlocks(a.NumBlocks(), func(idx []int) {
+		if err != nil {
+			return
+		}
+		args := make([]graph.Arg, 1+len(f.leaves))
+		args[0] = graph.Lit(a.blockShape(idx))
+		for i, l := range f.leaves {
+			m := l.NDim()
+			li := lidx[i]
+			for j := range li {
+				if len(l.chunks[j]) == 1 {
+					li[j] = 0
+				} else {
+					li[j] = idx[j+n-m]
+				}
+			}
+			args[1+i] = graph.Ref(l.Key(li...))
+		}
+		err = c.g.Set(a.Key(idx...), graph.Task(f.op, args...))
+	})
+	return err
+}
+
+// tileElems is the number of elements a fused expression evaluates at a
+// time: small enough that its buffers stay in cache, large enough that
+// the per-tile bookkeeping is noise.
+const tileElems = 1 << 14
+
+// elemP evaluates a fused expression. Args: the block shape, then the
+// input blocks.
+type elemP struct {
+	Nodes []enode  `json:"nodes"`
+	D     nd.DType `json:"dtype"`
+}
+
+func (p elemP) run(_ context.Context, args []any) (any, error) {
+	shape, err := argInts(args, 0, opElemwise)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]*nd.Array, len(args)-1)
+	for i := range ins {
+		if ins[i], err = argArray(args[i+1], opElemwise); err != nil {
+			return nil, err
+		}
+	}
+	out, err := nd.Zeros(p.D, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if out.Size() == 0 {
+		return out, nil
+	}
+	ev := evaluator{p: &p, ins: ins, vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes))}
+	for i, n := range p.Nodes {
+		if n.K == kConst {
+			if ev.vals[i], err = n.S.array(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	nax := len(shape)
+	// Tiles: whole trailing axes whose product fits tileElems, and a range
+	// of the next axis; earlier axes one index at a time. A tile is then
+	// contiguous in the C-ordered output.
+	inner, k := 1, nax-1
+	for k >= 0 && inner*shape[k] <= tileElems {
+		inner *= shape[k]
+		k--
+	}
+	sl := make([]nd.Slice1, nax)
+	for ax := range sl {
+		sl[ax] = nd.Slice1{Start: 0, Stop: shape[ax], Step: 1}
+	}
+	if k < 0 {
+		return out, ev.tile(out, sl)
+	}
+	rows := max(1, tileElems/inner)
+	outer := shape[:k]
+	idx := make([]int, k)
+	for {
+		for ax := 0; ax < k; ax++ {
+			sl[ax] = nd.Slice1{Start: idx[ax], Stop: idx[ax] + 1, Step: 1}
+		}
+		for s := 0; s < shape[k]; s += rows {
+			sl[k] = nd.Slice1{Start: s, Stop: min(s+rows, shape[k]), Step: 1}
+			if err := ev.tile(out, sl); err != nil {
+				return nil, err
+			}
+		}
+		ax := k - 1
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			if idx[ax] < outer[ax] {
+				break
+			}
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			break
+		}
+	}
+	return out, nil
+}
+
+type evaluator struct {
+	p    *elemP
+	ins  []*nd.Array
+	vals []*nd.Array
+	bufs []*nd.Array // per node, 1-d, reused from tile to tile
+}
+
+// buffer returns a view of node i's buffer with shape and dtype d.
+func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	b := ev.bufs[i]
+	if b == nil || b.DType() != d || b.Size() < n {
+		var err error
+		if b, err = nd.Zeros(d, max(n, tileElems)); err != nil {
+			return nil, err
+		}
+		ev.bufs[i] = b
+	}
+	v, err := b.Slice(nd.Slice1{Start: 0, Stop: n, Step: 1})
+	if err != nil {
+		return nil, err
+	}
+	return v.Reshape(shape...)
+}
+
+// tile evaluates the expression on region sl of out.
+func (ev *evaluator) tile(out *nd.Array, sl []nd.Slice1) error {
+	dst, err := out.Slice(sl...)
+	if err != nil {
+		return err
+	}
+	tshape := dst.Shape()
+	last := len(ev.p.Nodes) - 1
+	for i, n := range ev.p.Nodes {
+		var v *nd.Array
+		switch n.K {
+		case kConst:
+			continue
+		case kIn:
+			v, err = leafView(ev.ins[n.A], sl, out.Shape())
+		case kFull:
+			v, err = nd.Full(n.S.D, n.S.value(), tshape...)
+		case kBin:
+			a, b := ev.vals[n.A], ev.vals[n.B]
+			var d nd.DType
+			var sh []int
+			if d, err = nd.BinaryResultTypeOf(nd.BinaryOp(n.Op), a, b); err != nil {
+				break
+			}
+			if sh, err = nd.BroadcastShapes(nd.BinaryOp(n.Op).String(), a.Shape(), b.Shape()); err != nil {
+				break
+			}
+			if i == last && d == dst.DType() && sameShape(sh, tshape) {
+				v = dst
+			} else if v, err = ev.buffer(i, d, sh); err != nil {
+				break
+			}
+			err = nd.BinaryInto(nd.BinaryOp(n.Op), v, a, b)
+		case kUn:
+			a := ev.vals[n.A]
+			var d nd.DType
+			if d, err = nd.UnaryResultType(nd.UnaryOp(n.Op), a.DType()); err != nil {
+				break
+			}
+			if i == last && d == dst.DType() && sameShape(a.Shape(), tshape) {
+				v = dst
+			} else if v, err = ev.buffer(i, d, a.Shape()); err != nil {
+				break
+			}
+			err = nd.UnaryInto(nd.UnaryOp(n.Op), v, a)
+		case kWhere:
+			v, err = nd.Where(ev.vals[n.A], ev.vals[n.B], ev.vals[n.C])
+		case kCast:
+			v, err = ev.vals[n.A].AsType(n.D)
+		default:
+			err = fmt.Errorf("%s: bad node kind %d", opElemwise, n.K)
+		}
+		if err != nil {
+			return err
+		}
+		ev.vals[i] = v
+	}
+	if r := ev.vals[last]; r != dst {
+		return copyInto(dst, r)
+	}
+	return nil
+}
+
+// leafView returns the part of input block b that region sl of an output
+// block of shape oshape reads: b's axes align to the right, and an axis of
+// length 1 where the output is longer is broadcast.
+func leafView(b *nd.Array, sl []nd.Slice1, oshape []int) (*nd.Array, error) {
+	m, n := b.NDim(), len(oshape)
+	if m == 0 {
+		return b, nil
+	}
+	bs := make([]nd.Slice1, m)
+	for j := range bs {
+		ax := j + n - m
+		if b.Shape()[j] == 1 && oshape[ax] != 1 {
+			bs[j] = nd.Slice1{Start: 0, Stop: 1, Step: 1}
+		} else {
+			bs[j] = sl[ax]
+		}
+	}
+	return b.Slice(bs...)
+}
+
+// toOperand turns a user operand into an Array or a scalar.
+func toOperand(opName string, v any) (operand, error) {
+	switch x := v.(type) {
+	case *Array:
+		if x == nil {
+			return operand{}, &Error{Op: opName, Reason: "nil Array"}
+		}
+		if x.err != nil {
+			return operand{}, x.err
+		}
+		return operand{arr: x}, nil
+	case *nd.Array:
+		if x == nil {
+			return operand{}, &Error{Op: opName, Reason: "nil nd.Array"}
+		}
+		if x.NDim() == 0 {
+			s, err := scalarFromND(x)
+			return operand{sc: s}, err
+		}
+		a := FromNDArray(x, "auto")
+		return operand{arr: a}, a.err
+	}
+	s0, err := nd.ScalarOf(v)
+	if err != nil {
+		return operand{}, &Error{Op: opName, Reason: fmt.Sprintf("operand of type %T: want *chunkarray.Array, *nd.Array or a Go scalar", v)}
+	}
+	s, err := scalarFromND(s0)
+	return operand{sc: s}, err
+}
+
+func scalarFromND(x *nd.Array) (scalar, error) {
+	v, err := x.At()
+	if err != nil {
+		return scalar{}, err
+	}
+	return scalarOf(v, x.DType())
+}
+
+// probe returns a stand-in nd.Array for dtype inference: a one-element
+// array of an Array operand's dtype (never 0-d, so that numpy's
+// value-based casting sees it as an array), or the scalar itself.
+func (o operand) probe() (*nd.Array, error) {
+	if o.arr != nil {
+		return nd.Zeros(o.arr.dtype, 1)
+	}
+	return o.sc.array()
+}
+
+func (o operand) shape() []int {
+	if o.arr != nil {
+		return o.arr.shape
+	}
+	return []int{}
+}
+
+func (o operand) token() any {
+	if o.arr != nil {
+		return o.arr.name
+	}
+	return []any{"scalar", int(o.sc.D), o.sc.Lo, o.sc.Hi}
+}
+
+// elemwise builds the Array of an elementwise operation.
+func elemwise(opName string, kind, opc uint8, castTo nd.DType, vs ...any) *Array {
+	ops := make([]operand, len(vs))
+	var shapes [][]int
+	for i, v := range vs {
+		o, err := toOperand(opName, v)
+		if err != nil {
+			return errArray(err)
+		}
+		ops[i] = o
+		shapes = append(shapes, o.shape())
+	}
+	shape, err := nd.BroadcastShapes(opName, shapes...)
+	if err != nil {
+		return errArray(&Error{Op: opName, Shapes: shapes, Reason: "could not be broadcast"})
+	}
+	probes := make([]*nd.Array, len(ops))
+	for i, o := range ops {
+		if probes[i], err = o.probe(); err != nil {
+			return errArray(&Error{Op: opName, Err: err})
+		}
+	}
+	var d nd.DType
+	switch kind {
+	case kBin:
+		d, err = nd.BinaryResultTypeOf(nd.BinaryOp(opc), probes[0], probes[1])
+	case kUn:
+		d, err = nd.UnaryResultType(nd.UnaryOp(opc), probes[0].DType())
+	case kWhere:
+		d = nd.ResultTypeOf(probes[1], probes[2])
+	case kCast:
+		d = castTo
+		if !d.Valid() {
+			err = fmt.Errorf("invalid dtype %d", castTo)
+		}
+	}
+	if err != nil {
+		dts := make([]string, len(probes))
+		for i, p := range probes {
+			dts[i] = p.DType().String()
+		}
+		return errArray(&Error{Op: opName, Reason: fmt.Sprintf("dtypes %v: %v", dts, err), Err: err})
+	}
+	chunks, err := unify(opName, shape, ops)
+	if err != nil {
+		return errArray(err)
+	}
+	l := &elemLayer{kind: kind, op: opc, d: castTo, ops: ops}
+	toks := []any{opName, int(kind), int(opc), int(castTo)}
+	for i := range l.ops {
+		if a := l.ops[i].arr; a != nil {
+			l.ops[i].arr = rechunkTo(a, chunks, len(shape))
+			if l.ops[i].arr.err != nil {
+				return errArray(l.ops[i].arr.err)
+			}
+			if !slices.Contains(l.ins, l.ops[i].arr) {
+				l.ins = append(l.ins, l.ops[i].arr)
+			}
+		}
+		toks = append(toks, l.ops[i].token())
+	}
+	return newArray(opName, shape, chunks, d, l, toks...)
+}
+
+// unify returns the chunks of the broadcast result: along each axis, the
+// union of the chunk boundaries of the operands that are not broadcast
+// there (dask's unify_chunks).
+func unify(opName string, shape []int, ops []operand) ([][]int, error) {
+	n := len(shape)
+	out := make([][]int, n)
+	for ax := 0; ax < n; ax++ {
+		var cs [][]int
+		for _, o := range ops {
+			a := o.arr
+			if a == nil {
+				continue
+			}
+			j := ax - (n - a.NDim())
+			if j < 0 || (a.shape[j] == 1 && shape[ax] != 1) {
+				continue
+			}
+			cs = append(cs, a.chunks[j])
+		}
+		switch {
+		case len(cs) == 0:
+			out[ax] = []int{shape[ax]}
+		default:
+			out[ax] = unionChunks(cs)
+		}
+	}
+	return out, nil
+}
+
+// unionChunks merges the boundaries of several chunkings of one axis.
+func unionChunks(cs [][]int) []int {
+	same := true
+	for _, c := range cs[1:] {
+		if !slices.Equal(c, cs[0]) {
+			same = false
+			break
+		}
+	}
+	if same {
+		return cs[0]
+	}
+	var bounds []int
+	for _, c := range cs {
+		s := 0
+		for _, x := range c {
+			s += x
+			bounds = append(bounds, s)
+		}
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	out := make([]int, 0, len(bounds))
+	prev := 0
+	for _, b := range bounds {
+		if b > prev {
+			out = append(out, b-prev)
+		}
+		prev = b
+	}
+	if len(out) == 0 {
+		out = []int{0}
+	}
+	return out
+}
+
+// Binary applies op elementwise to a and b (each an *Array, an *nd.Array
+// or a Go scalar), broadcasting as numpy.
+func Binary(op nd.BinaryOp, a, b any) *Array { return elemwise(op.String(), kBin, uint8(op), 0, a, b) }
+
+// Unary applies op elementwise to a.
+func Unary(op nd.UnaryOp, a any) *Array { return elemwise(op.String(), kUn, uint8(op), 0, a) }
+
+// Where picks a where cond is true and b elsewhere, the three broadcast
+// together, as numpy.where.
+func Where(cond, a, b any) *Array { return elemwise("where", kWhere, 0, 0, cond, a, b) }
+
+// AsType converts a to dtype d (numpy's unsafe casting).
+func (a *Array) AsType(d nd.DType) *Array {
+	if a.err == nil && a.dtype == d {
+		return a
+	}
+	return elemwise("astype", kCast, 0, d, a)
+}
+
+// The binary operations as functions, for scalars on the left.
+
+func Add(a, b any) *Array          { return Binary(nd.Add, a, b) }
+func Sub(a, b any) *Array          { return Binary(nd.Sub, a, b) }
+func Mul(a, b any) *Array          { return Binary(nd.Mul, a, b) }
+func Div(a, b any) *Array          { return Binary(nd.Div, a, b) }
+func FloorDiv(a, b any) *Array     { return Binary(nd.FloorDiv, a, b) }
+func Mod(a, b any) *Array          { return Binary(nd.Mod, a, b) }
+func Pow(a, b any) *Array          { return Binary(nd.Pow, a, b) }
+func Minimum(a, b any) *Array      { return Binary(nd.Minimum, a, b) }
+func Maximum(a, b any) *Array      { return Binary(nd.Maximum, a, b) }
+func Arctan2(a, b any) *Array      { return Binary(nd.Arctan2, a, b) }
+func Equal(a, b any) *Array        { return Binary(nd.Equal, a, b) }
+func NotEqual(a, b any) *Array     { return Binary(nd.NotEqual, a, b) }
+func Less(a, b any) *Array         { return Binary(nd.Less, a, b) }
+func LessEqual(a, b any) *Array    { return Binary(nd.LessEqual, a, b) }
+func Greater(a, b any) *Array      { return Binary(nd.Greater, a, b) }
+func GreaterEqual(a, b any) *Array { return Binary(nd.GreaterEqual, a, b) }
+func LogicalAnd(a, b any) *Array   { return Binary(nd.LogicalAnd, a, b) }
+func LogicalOr(a, b any) *Array    { return Binary(nd.LogicalOr, a, b) }
+func LogicalXor(a, b any) *Array   { return Binary(nd.LogicalXor, a, b) }
+
+// The unary operations as functions.
+
+func Neg(a any) *Array        { return Unary(nd.Neg, a) }
+func Abs(a any) *Array        { return Unary(nd.Abs, a) }
+func Sqrt(a any) *Array       { return Unary(nd.Sqrt, a) }
+func Exp(a any) *Array        { return Unary(nd.Exp, a) }
+func Log(a any) *Array        { return Unary(nd.Log, a) }
+func Sin(a any) *Array        { return Unary(nd.Sin, a) }
+func Cos(a any) *Array        { return Unary(nd.Cos, a) }
+func Tan(a any) *Array        { return Unary(nd.Tan, a) }
+func LogicalNot(a any) *Array { return Unary(nd.LogicalNot, a) }
+func Square(a any) *Array     { return Unary(nd.Square, a) }
+
+// The same as methods, for chains: x.Add(1).Mul(2).
+
+func (a *Array) Add(b any) *Array          { return Binary(nd.Add, a, b) }
+func (a *Array) Sub(b any) *Array          { return Binary(nd.Sub, a, b) }
+func (a *Array) Mul(b any) *Array          { return Binary(nd.Mul, a, b) }
+func (a *Array) Div(b any) *Array          { return Binary(nd.Div, a, b) }
+func (a *Array) FloorDiv(b any) *Array     { return Binary(nd.FloorDiv, a, b) }
+func (a *Array) Mod(b any) *Array          { return Binary(nd.Mod, a, b) }
+func (a *Array) Pow(b any) *Array          { return Binary(nd.Pow, a, b) }
+func (a *Array) Minimum(b any) *Array      { return Binary(nd.Minimum, a, b) }
+func (a *Array) Maximum(b any) *Array      { return Binary(nd.Maximum, a, b) }
+func (a *Array) Arctan2(b any) *Array      { return Binary(nd.Arctan2, a, b) }
+func (a *Array) Equal(b any) *Array        { return Binary(nd.Equal, a, b) }
+func (a *Array) NotEqual(b any) *Array     { return Binary(nd.NotEqual, a, b) }
+func (a *Array) Less(b any) *Array         { return Binary(nd.Less, a, b) }
+func (a *Array) LessEqual(b any) *Array    { return Binary(nd.LessEqual, a, b) }
+func (a *Array) Greater(b any) *Array      { return Binary(nd.Greater, a, b) }
+func (a *Array) GreaterEqual(b any) *Array { return Binary(nd.GreaterEqual, a, b) }
+func (a *Array) LogicalAnd(b any) *Array   { return Binary(nd.LogicalAnd, a, b) }
+func (a *Array) LogicalOr(b any) *Array    { return Binary(nd.LogicalOr, a, b) }
+func (a *Array) LogicalXor(b any) *Array   { return Binary(nd.LogicalXor, a, b) }
+func (a *Array) Neg() *Array               { return Unary(nd.Neg, a) }
+func (a *Array) Abs() *Array               { return Unary(nd.Abs, a) }
+func (a *Array) Sqrt() *Array              { return Unary(nd.Sqrt, a) }
+func (a *Array) Exp() *Array               { return Unary(nd.Exp, a) }
+func (a *Array) Log() *Array               { return Unary(nd.Log, a) }
+func (a *Array) Sin() *Array               { return Unary(nd.Sin, a) }
+func (a *Array) Cos() *Array               { return Unary(nd.Cos, a) }
+func (a *Array) Tan() *Array               { return Unary(nd.Tan, a) }
+func (a *Array) LogicalNot() *Array        { return Unary(nd.LogicalNot, a) }
+func (a *Array) Square() *Array            { return Unary(nd.Square, a) }

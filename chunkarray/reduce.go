@@ -1,0 +1,406 @@
+package chunkarray
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/graph"
+)
+
+// ReduceOpts tune a reduction.
+type ReduceOpts struct {
+	Keepdims bool
+	// SplitEvery is the fan-in of a tree level over all reduced axes
+	// together (dask's split_every); 0 means 4. Each reduced axis gets
+	// max(2, SplitEvery^(1/k)) for k reduced axes.
+	SplitEvery int
+	Ddof       int // for Var and Std
+}
+
+// stages of a reduction tree
+const (
+	stChunk = iota
+	stCombine
+	stAgg
+)
+
+// partial kinds
+const (
+	pkPlain   = iota // *nd.Array partials combined elementwise
+	pkMoments        // []any{count, mean, m2}
+	pkArg            // []any{vals, idx}
+)
+
+// reduceP is one stage of a reduction tree. Args: the input blocks (a
+// list for combine and aggregate; one block and, for arg reductions, the
+// block's origin for chunk).
+type reduceP struct {
+	Stage    int         `json:"stage"`
+	Kind     int         `json:"kind"`
+	Op       nd.ReduceOp `json:"op"`
+	ArgOp    nd.ArgOp    `json:"argop"`
+	Axes     []int       `json:"axes"`
+	Keepdims bool        `json:"keepdims"`
+	Ddof     int         `json:"ddof"`
+	D        nd.DType    `json:"dtype"` // the input's
+	Flat     bool        `json:"flat"`
+	Shape    []int       `json:"shape"` // the input's, for flat arg reductions
+}
+
+var combineOps = map[nd.ReduceOp]nd.BinaryOp{
+	nd.Sum: nd.Add, nd.Prod: nd.Mul, nd.Min: nd.Minimum, nd.Max: nd.Maximum,
+	nd.Any: nd.LogicalOr, nd.All: nd.LogicalAnd,
+}
+
+func (p reduceP) run(_ context.Context, args []any) (any, error) {
+	if p.Stage == stChunk {
+		b, err := argArray(args[0], opReduce)
+		if err != nil {
+			return nil, err
+		}
+		switch p.Kind {
+		case pkPlain:
+			return nd.Reduce(p.Op, b, p.Axes, true)
+		case pkMoments:
+			c, m, m2, err := nd.Moments(b, p.Axes)
+			if err != nil {
+				return nil, err
+			}
+			return []any{c, m, m2}, nil
+		case pkArg:
+			origin, err := argInts(args, 1, opReduce)
+			if err != nil {
+				return nil, err
+			}
+			var v, i *nd.Array
+			if p.Flat {
+				v, i, err = nd.ArgChunkFlat(p.ArgOp, b, origin, p.Shape)
+			} else {
+				v, i, err = nd.ArgChunk(p.ArgOp, b, p.Axes[0], origin[p.Axes[0]])
+			}
+			if err != nil {
+				return nil, err
+			}
+			return []any{v, i}, nil
+		}
+		return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+	}
+	list, ok := args[0].([]any)
+	if !ok || len(list) == 0 {
+		return nil, fmt.Errorf("%s: argument is %T", opReduce, args[0])
+	}
+	switch p.Kind {
+	case pkPlain:
+		acc, err := argArray(list[0], opReduce)
+		if err != nil {
+			return nil, err
+		}
+		bop := combineOps[p.Op]
+		for _, v := range list[1:] {
+			b, err := argArray(v, opReduce)
+			if err != nil {
+				return nil, err
+			}
+			if acc, err = nd.Binary(bop, acc, b); err != nil {
+				return nil, err
+			}
+		}
+		if p.Stage == stAgg {
+			if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
+				if acc, err = acc.AsType(want); err != nil {
+					return nil, err
+				}
+			}
+			if !p.Keepdims {
+				return dropAxes(acc, p.Axes)
+			}
+		}
+		return acc, nil
+	case pkMoments:
+		cs, ms, m2s := make([]*nd.Array, len(list)), make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
+		for i, v := range list {
+			t, ok := v.([]any)
+			if !ok || len(t) != 3 {
+				return nil, fmt.Errorf("%s: moments partial is %T", opReduce, v)
+			}
+			cs[i], _ = t[0].(*nd.Array)
+			ms[i], _ = t[1].(*nd.Array)
+			m2s[i], _ = t[2].(*nd.Array)
+		}
+		c, m, m2, err := nd.CombineMoments(cs, ms, m2s)
+		if err != nil {
+			return nil, err
+		}
+		if p.Stage == stAgg {
+			return nd.MomentsResult(p.Op, p.D, c, m, m2, p.Ddof, p.Axes, p.Keepdims)
+		}
+		return []any{c, m, m2}, nil
+	case pkArg:
+		vs, is := make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
+		for i, v := range list {
+			t, ok := v.([]any)
+			if !ok || len(t) != 2 {
+				return nil, fmt.Errorf("%s: arg partial is %T", opReduce, v)
+			}
+			vs[i], _ = t[0].(*nd.Array)
+			is[i], _ = t[1].(*nd.Array)
+		}
+		ax := 0
+		if !p.Flat {
+			ax = p.Axes[0]
+		}
+		v, i, err := nd.ArgCombine(p.ArgOp, vs, is, ax)
+		if err != nil {
+			return nil, err
+		}
+		if p.Stage == stAgg {
+			if p.Flat {
+				return i.Reshape()
+			}
+			if !p.Keepdims {
+				return dropAxes(i, p.Axes)
+			}
+			return i, nil
+		}
+		return []any{v, i}, nil
+	}
+	return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+}
+
+// dropAxes reshapes a keepdims result to drop the (length-1) axes.
+func dropAxes(a *nd.Array, axes []int) (*nd.Array, error) {
+	var sh []int
+	for i, s := range a.Shape() {
+		if !slices.Contains(axes, i) {
+			sh = append(sh, s)
+		}
+	}
+	return a.Reshape(sh...)
+}
+
+// reduceLayer is one stage: block idx of the output reads the input
+// blocks groups[ax][idx[ax]] (a range) along every axis.
+type reduceLayer struct {
+	in     *Array
+	op     *op[reduceP]
+	groups [][][2]int
+	origin bool // pass the block origin (arg chunk stage)
+}
+
+func (l *reduceLayer) inputs() []*Array { return []*Array{l.in} }
+
+func (l *reduceLayer) block(a *Array, idx []int) graph.Node {
+	if l.op.p.Stage == stChunk {
+		args := []graph.Arg{graph.Ref(l.in.Key(idx...))}
+		if l.origin {
+			args = append(args, graph.Lit(l.in.blockStart(idx)))
+		}
+		return graph.Task(l.op, args...)
+	}
+	n := len(idx)
+	cnt := make([]int, n)
+	lo := make([]int, n)
+	for ax, j := range idx {
+		g := l.groups[ax][j]
+		lo[ax], cnt[ax] = g[0], g[1]-g[0]
+	}
+	var refs []graph.Arg
+	src := make([]int, n)
+	forBlocks(cnt, func(k []int) {
+		for ax := range k {
+			src[ax] = lo[ax] + k[ax]
+		}
+		refs = append(refs, graph.Ref(l.in.Key(src...)))
+	})
+	return graph.Task(l.op, graph.List(refs...))
+}
+
+// Reduce reduces a over axes (nil: all) with op as a tree.
+func (a *Array) Reduce(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
+	kind := pkPlain
+	switch op {
+	case nd.Mean, nd.Var, nd.Std:
+		kind = pkMoments
+	}
+	return a.reduce(op.String(), reduceP{Kind: kind, Op: op, Ddof: o.Ddof}, axes, o, nd.ReduceResultType(op, a.dtype))
+}
+
+func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd.DType) *Array {
+	if a.err != nil {
+		return a
+	}
+	if axes == nil {
+		axes = make([]int, a.NDim())
+		for i := range axes {
+			axes[i] = i
+		}
+	}
+	ax, err := nd.NormalizeAxes(name, axes, a.NDim())
+	if err != nil {
+		return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
+	}
+	slices.Sort(ax)
+	if p.Kind == pkArg && !p.Flat && len(ax) != 1 {
+		return errorf(name, [][]int{a.shape}, "needs exactly one axis, got %v", axes)
+	}
+	if p.Kind == pkPlain && (p.Op == nd.Min || p.Op == nd.Max) || p.Kind == pkArg {
+		for _, x := range ax {
+			if a.shape[x] == 0 {
+				return errorf(name, [][]int{a.shape}, "zero-size axis %d has no identity", x)
+			}
+		}
+	}
+	p.Axes, p.Keepdims, p.D = ax, o.Keepdims, a.dtype
+	if p.Flat {
+		p.Shape = a.shape
+	}
+	split := o.SplitEvery
+	if split <= 0 {
+		split = 4
+	}
+	f := max(2, int(math.Pow(float64(split), 1/float64(max(1, len(ax))))+1e-9))
+	red := make([]bool, a.NDim())
+	for _, x := range ax {
+		red[x] = true
+	}
+	tok := []any{a.name, ax, o.Keepdims, o.Ddof, split, p.Kind, int(p.Op), int(p.ArgOp), p.Flat}
+	// chunk stage: same grid, reduced axes one element per block
+	ch := make([][]int, a.NDim())
+	sh := make([]int, a.NDim())
+	for i := range ch {
+		if red[i] {
+			ch[i] = ones(len(a.chunks[i]))
+			sh[i] = len(a.chunks[i])
+		} else {
+			ch[i], sh[i] = a.chunks[i], a.shape[i]
+		}
+	}
+	cp := p
+	cp.Stage = stChunk
+	cur := newArray(name+"-chunk", sh, ch, a.dtype, &reduceLayer{in: a, op: newOp(opReduce, cp), origin: p.Kind == pkArg}, tok...)
+	for level := 0; ; level++ {
+		done := true
+		for _, x := range ax {
+			if len(cur.chunks[x]) > f {
+				done = false
+			}
+		}
+		groups := make([][][2]int, cur.NDim())
+		ch := make([][]int, cur.NDim())
+		sh := make([]int, cur.NDim())
+		for i := range groups {
+			nb := len(cur.chunks[i])
+			switch {
+			case !red[i]:
+				groups[i] = make([][2]int, nb)
+				for j := range groups[i] {
+					groups[i][j] = [2]int{j, j + 1}
+				}
+				ch[i], sh[i] = cur.chunks[i], cur.shape[i]
+			case done:
+				groups[i] = [][2]int{{0, nb}}
+				ch[i], sh[i] = []int{1}, 1
+			default:
+				for j := 0; j < nb; j += f {
+					groups[i] = append(groups[i], [2]int{j, min(j+f, nb)})
+				}
+				ch[i], sh[i] = ones(len(groups[i])), len(groups[i])
+			}
+		}
+		sp := p
+		if !done {
+			sp.Stage = stCombine
+			cur = newArray(name+"-partial", sh, ch, a.dtype, &reduceLayer{in: cur, op: newOp(opReduce, sp), groups: groups}, append(tok, level)...)
+			continue
+		}
+		sp.Stage = stAgg
+		fch, fsh := ch, sh
+		if p.Flat {
+			fch, fsh = [][]int{}, []int{}
+		} else if !o.Keepdims {
+			fch, fsh = nil, nil
+			for i := range ch {
+				if !red[i] {
+					fch = append(fch, ch[i])
+					fsh = append(fsh, sh[i])
+				}
+			}
+			if fsh == nil {
+				fch, fsh = [][]int{}, []int{}
+			}
+		}
+		return newArray(name, fsh, fch, outD, &aggLayer{reduceLayer{in: cur, op: newOp(opReduce, sp), groups: groups}, red, p.Flat}, append(tok, "agg")...)
+	}
+}
+
+// aggLayer is the last stage; its block index lacks the dropped axes.
+type aggLayer struct {
+	reduceLayer
+	red  []bool
+	flat bool
+}
+
+func (l *aggLayer) block(a *Array, idx []int) graph.Node {
+	full := make([]int, len(l.red))
+	switch {
+	case l.flat:
+	case len(idx) == len(l.red):
+		copy(full, idx)
+	default:
+		j := 0
+		for i := range full {
+			if !l.red[i] {
+				full[i] = idx[j]
+				j++
+			}
+		}
+	}
+	return l.reduceLayer.block(a, full)
+}
+
+func ones(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// Sum, Prod, Min, Max, Mean, Var, Std, Any and All reduce over axes (none:
+// all) without keepdims; use Reduce for keepdims, ddof and split_every.
+
+func (a *Array) Sum(axes ...int) *Array  { return a.Reduce(nd.Sum, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Prod(axes ...int) *Array { return a.Reduce(nd.Prod, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Min(axes ...int) *Array  { return a.Reduce(nd.Min, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Max(axes ...int) *Array  { return a.Reduce(nd.Max, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Mean(axes ...int) *Array { return a.Reduce(nd.Mean, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Var(axes ...int) *Array  { return a.Reduce(nd.Var, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Std(axes ...int) *Array  { return a.Reduce(nd.Std, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) Any(axes ...int) *Array  { return a.Reduce(nd.Any, nilIfEmpty(axes), ReduceOpts{}) }
+func (a *Array) All(axes ...int) *Array  { return a.Reduce(nd.All, nilIfEmpty(axes), ReduceOpts{}) }
+
+func nilIfEmpty(axes []int) []int {
+	if len(axes) == 0 {
+		return nil
+	}
+	return axes
+}
+
+// ArgMin returns the indices of the minima along axis, or of the flattened
+// array when flat (then axis is ignored and the result is 0-d). The first
+// NaN wins, as in numpy.
+func (a *Array) ArgMin(axis int, flat bool) *Array { return a.argReduce(nd.ArgMin, axis, flat) }
+
+// ArgMax is ArgMin for maxima.
+func (a *Array) ArgMax(axis int, flat bool) *Array { return a.argReduce(nd.ArgMax, axis, flat) }
+
+func (a *Array) argReduce(op nd.ArgOp, axis int, flat bool) *Array {
+	var axes []int
+	if !flat {
+		axes = []int{axis}
+	}
+	return a.reduce(op.String(), reduceP{Kind: pkArg, ArgOp: op, Flat: flat}, axes, ReduceOpts{}, nd.Int64)
+}
