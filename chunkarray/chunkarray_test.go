@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched"
 )
 
@@ -289,5 +290,27 @@ func TestCreation(t *testing.T) {
 	fa := computeAll(t, FromNDArray(src, []int{1, 2}))
 	if d := diff(src, fa, 0); d != "" {
 		t.Error(d)
+	}
+}
+
+func TestCodecRoundTrip(t *testing.T) {
+	full, _ := nd.Full(nd.Int16, 7, 3, 4)
+	x, _ := nd.FromSlice([]complex64{1, 2i, 3, 4}, 2, 2)
+	xt, _ := x.Transpose()
+	for name, a := range map[string]*nd.Array{"full": full, "transposed": xt, "scalar": nd.Scalar(2.5)} {
+		b, err := graph.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := graph.Unmarshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diff(a, v.(*nd.Array), 0); d != "" {
+			t.Errorf("%s: %s", name, d)
+		}
+		if name == "full" && len(b) > 32 {
+			t.Errorf("full block encodes to %d bytes, want one element", len(b))
+		}
 	}
 }

@@ -50,7 +50,9 @@ type elemLayer struct {
 
 func (l *elemLayer) inputs() []*Array { return l.ins }
 
-func (l *elemLayer) block(*Array, []int) graph.Node { panic("chunkarray: elemLayer blocks are emitted by the collector") }
+func (l *elemLayer) block(*Array, []int) graph.Node {
+	panic("chunkarray: elemLayer blocks are emitted by the collector")
+}
 
 // fused is the expression an elementwise Array computes, with the Arrays
 // whose blocks it reads.
