@@ -21,7 +21,11 @@ import (
 // the bench names of their workloads, so that "tessera bench delayed" and
 // "dask_baseline.py delayed" time the same things.
 var benchGroups = map[string][]string{
-	"delayed": {"delayed_tree_65535"},
+	"delayed":     {"delayed_tree_65535"},
+	"chunks":      {"randint500^3_sum_chunks500", "randint500^3_sum_chunks200", "randint500^3_sum_chunks100", "randint500^3_sum_chunks50", "ones500^3_sum_chunks50"},
+	"elementwise": {"sin_col_times_T_sum_1e4"},
+	"normalize":   {"normalize_3x1000x1000"},
+	"graphbuild":  {"graph_build_10k_chunks"},
 }
 
 // benchResult is one line of output, with the fields and names of
@@ -106,8 +110,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	enc := json.NewEncoder(stdout)
 	for _, w := range ws {
-		for _, s := range ss {
-			r, err := benchOne(ctx, w, s, *reps, !*noCheck)
+		wss := ss
+		if w.BuildOnly {
+			wss = []string{"none"}
+		}
+		for _, s := range wss {
+			var r *benchResult
+			var err error
+			if w.BuildOnly {
+				r, err = benchBuild(w, *reps)
+			} else {
+				r, err = benchOne(ctx, w, s, *reps, !*noCheck)
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "tessera bench: %s on %s: %v\n", w.BenchName, s, err)
 				return 1
@@ -170,6 +184,24 @@ func benchOne(ctx context.Context, w *workloads.Workload, schedName string, reps
 		r.USPerTask = &us
 	}
 	return r, nil
+}
+
+// benchBuild times Build alone, for BuildOnly workloads (scheduler
+// "none", as dask_baseline.py's graphbuild).
+func benchBuild(w *workloads.Workload, reps int) (*benchResult, error) {
+	times := make([]float64, 0, reps)
+	tasks := 0
+	for i := 0; i < reps; i++ {
+		t0 := time.Now()
+		g, _, err := w.Build()
+		if err != nil {
+			return nil, err
+		}
+		times = append(times, time.Since(t0).Seconds())
+		tasks = g.Len()
+	}
+	sort.Float64s(times)
+	return &benchResult{Workload: w.BenchName, Scheduler: "none", Seconds: times[0], Reps: reps, MedianS: median(times), Tasks: tasks}, nil
 }
 
 func computeTimed(ctx context.Context, s sched.Scheduler, g *graph.Graph, keys []graph.Key) ([]any, float64, error) {

@@ -27,6 +27,10 @@ type Workload struct {
 	Check func(vals []any) error
 	// Tasks is the number of tasks, for per-task figures; 0 if not relevant.
 	Tasks int
+	// BuildOnly marks a workload whose figure is the time Build takes
+	// (dask_baseline.py's graphbuild group, scheduler "none"): tessera
+	// bench times Build and computes nothing.
+	BuildOnly bool
 }
 
 var registry = map[string]*Workload{}
