@@ -379,8 +379,11 @@ func decodeZlib(dst, src []byte) error {
 // zstdDecoder is one decoder shared by every call, created on first use:
 // DecodeAll is safe for concurrent use and a decoder's tables are expensive
 // to build. It is the package's only lasting state besides the buffer pools.
+// The cap limit makes DecodeAll stop at the stream's expected size instead
+// of allocating what a corrupt frame header claims.
 var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlockSize))
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
+		zstd.WithDecoderMaxMemory(maxBlockSize), zstd.WithDecodeAllCapLimit(true))
 })
 
 func decodeZstd(dst, src []byte) error {
