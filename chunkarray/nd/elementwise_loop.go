@@ -153,10 +153,22 @@ func runBinary[T, O any](k func(d []O, a, b []T), dst, a, b *Array) {
 			bbuf = make([]T, blockLen)
 			dbuf = make([]O, blockLen)
 		}
+		// A stride-0 operand is one value: fill its buffer once per run.
+		if sa == 0 {
+			operand(ad, oa, min(blockLen, n), 0, abuf)
+		}
+		if sb == 0 {
+			operand(bd, ob, min(blockLen, n), 0, bbuf)
+		}
 		for i := 0; i < n; i += blockLen {
 			m := min(blockLen, n-i)
-			x := operand(ad, oa+i*sa, m, sa, abuf)
-			y := operand(bd, ob+i*sb, m, sb, bbuf)
+			x, y := abuf[:m], bbuf[:m]
+			if sa != 0 {
+				x = operand(ad, oa+i*sa, m, sa, abuf)
+			}
+			if sb != 0 {
+				y = operand(bd, ob+i*sb, m, sb, bbuf)
+			}
 			if sd == 1 {
 				k(dd[od+i:od+i+m:od+i+m], x, y)
 			} else {
