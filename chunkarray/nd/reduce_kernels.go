@@ -185,9 +185,10 @@ func sumInexact[T inexact](dst, src []T, p *plan) {
 			return
 		}
 		if sa == 1 && so == 1 {
-			d := dst[o : o+n]
-			for k, v := range src[a : a+n] {
-				d[k] += v
+			s := src[a : a+n]
+			d := dst[o : o+len(s)]
+			for k := range s {
+				d[k] += s[k]
 			}
 			return
 		}
