@@ -20,6 +20,10 @@
 // element, then byte 1, and so on, and the block is unshuffled after
 // decoding; bytes past the last whole element are not shuffled.
 //
+// Blocks need not be stored in order: c-blosc's threads write each one
+// where the output stands when it finishes, so only the offset table says
+// where a block is (two runs of testdata/gen.py can differ in this way).
+//
 // The flags byte: 0x01 byte shuffle, 0x02 memcpyed, 0x04 bit shuffle, 0x08
 // reserved, 0x10 dont-split, and the codec in the top three bits (0
 // blosclz, 1 lz4 and lz4hc, 2 snappy, 3 zlib, 4 zstd).

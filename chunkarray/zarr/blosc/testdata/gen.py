@@ -24,6 +24,11 @@ zarr-python writes for a chunk. numcodecs takes the type size from the array's
 itemsize, so the fixtures whose length is not a multiple of the type size call
 blosc_compress_ctx of the same libblosc.so.1 through ctypes.
 
+numcodecs compresses the blocks of a buffer on several threads, and c-blosc
+writes each block where the output stands when it finishes, so a rerun may
+store some blocks in another order (same size, same decoded bytes): the block
+offset table, not the position in the buffer, says where a block is.
+
 lz4_block_*.lz4 are raw LZ4 blocks from liblz4's LZ4_compress_default, an
 independent oracle for the block decoder alone.
 """
