@@ -292,3 +292,29 @@ func FuzzDecompress(f *testing.F) {
 		}
 	})
 }
+
+// TestBlocksOutOfOrder stores the blocks of a buffer in reverse order, as
+// c-blosc's threads may, with the offset table pointing at them: the output
+// must not change.
+func TestBlocksOutOfOrder(t *testing.T) {
+	data := payload(4, 5*4096+300)
+	enc := encodeBlosc(data, 4, 4096, true, true)
+	nblocks := (len(data) + 4095) / 4096
+	start := func(b int) int { return int(binary.LittleEndian.Uint32(enc[headerSize+4*b:])) }
+	out := bytes.Clone(enc[:headerSize+4*nblocks])
+	for b := nblocks - 1; b >= 0; b-- {
+		end := len(enc)
+		if b+1 < nblocks {
+			end = start(b + 1)
+		}
+		binary.LittleEndian.PutUint32(out[headerSize+4*b:], uint32(len(out)))
+		out = append(out, enc[start(b):end]...)
+	}
+	if bytes.Equal(out, enc) {
+		t.Fatal("reordering left the buffer unchanged")
+	}
+	got, err := Decompress(out)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Decompress(reordered) = %d bytes, %v; want the %d original bytes (first diff %d)", len(got), err, len(data), firstDiff(got, data))
+	}
+}
