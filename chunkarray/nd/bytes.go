@@ -289,3 +289,42 @@ func (a *Array) WriteRaw(w io.Writer, fortran bool) error {
 	}
 	return nil
 }
+
+// FillBytes returns a new array of dtype d and the given shape whose raw
+// bytes are written by fill: fill receives the array's own memory (exactly
+// Size·d.Size() bytes, zeroed) and must write the elements as FromBytes
+// would read them from b (C or Fortran order, little-endian unless
+// bigEndian). Decompressors and file readers use it to write straight into
+// the array, saving FromBytes' copy. fill must not keep dst. An error from
+// fill is returned as is.
+func FillBytes(d DType, shape []int, fortran, bigEndian bool, fill func(dst []byte) error) (*Array, error) {
+	if !d.Valid() {
+		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
+	}
+	n, err := SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if d.Size() > 0 && n > math.MaxInt/d.Size() {
+		return nil, &ShapeError{Op: "FillBytes", Shapes: [][]int{shape}, Reason: "too many bytes"}
+	}
+	data := makeSlice(d, n)
+	raw := rawBytes(data)
+	if err := fill(raw); err != nil {
+		return nil, err
+	}
+	if d == Bool {
+		for i, c := range raw {
+			if c > 1 {
+				raw[i] = 1
+			}
+		}
+	} else if bigEndian != hostBigEndian {
+		SwapBytes(raw, swapWidth(d))
+	}
+	strides := CStrides(shape)
+	if fortran {
+		strides = FStrides(shape)
+	}
+	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+}

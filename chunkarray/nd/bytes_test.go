@@ -253,3 +253,29 @@ func TestReadRawShort(t *testing.T) {
 		}
 	}
 }
+
+func TestFillBytes(t *testing.T) {
+	want := bytesLEFloat64s(binary.BigEndian, 1, 2, 3, 4, 5, 6)
+	a, err := FillBytes(Float64, []int{3, 2}, true, true, func(dst []byte) error {
+		if len(dst) != len(want) {
+			t.Fatalf("dst is %d bytes, want %d", len(dst), len(want))
+		}
+		copy(dst, want)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fortran order over (3, 2): C order reads 1 4 2 5 3 6.
+	if got := a.AppendBytes(nil, false); !bytes.Equal(got, bytesLEFloat64s(binary.LittleEndian, 1, 4, 2, 5, 3, 6)) {
+		t.Errorf("got %x", got)
+	}
+	sentinel := errors.New("boom")
+	if _, err := FillBytes(Int8, []int{2}, false, false, func([]byte) error { return sentinel }); err != sentinel {
+		t.Errorf("err = %v, want the fill error", err)
+	}
+	b, _ := FillBytes(Bool, []int{3}, false, false, func(dst []byte) error { copy(dst, []byte{0, 2, 1}); return nil })
+	if v, _ := Values[bool](b); v[0] || !v[1] || !v[2] {
+		t.Errorf("bools %v, want [false true true]", v)
+	}
+}
