@@ -53,15 +53,18 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// decompress returns the decoded chunk bytes of src, which must be exactly
-// want bytes long; anything else is a corrupt chunk.
-func decompress(c codecChain, src []byte, want int) ([]byte, error) {
-	var out []byte
+// decodeInto decodes the chunk bytes of src into dst, which must come
+// out exactly full; anything else is a corrupt chunk.
+func decodeInto(c codecChain, dst, src []byte) error {
+	want := len(dst)
 	switch c.compressor {
 	case "":
-		out = src
+		if len(src) != want {
+			return fmt.Errorf("chunk is %d bytes, want %d", len(src), want)
+		}
+		copy(dst, src)
 	case "zlib", "gzip":
-		var r io.ReadCloser
+		var r io.Reader
 		var err error
 		if c.compressor == "zlib" {
 			r, err = zlib.NewReader(bytes.NewReader(src))
@@ -69,46 +72,53 @@ func decompress(c codecChain, src []byte, want int) ([]byte, error) {
 			r, err = gzip.NewReader(bytes.NewReader(src))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.compressor, err)
+			return fmt.Errorf("%s: %w", c.compressor, err)
 		}
-		out = make([]byte, want)
-		n, err := io.ReadFull(r, out)
+		n, err := io.ReadFull(r, dst)
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
-			return nil, fmt.Errorf("%s: decompressed to %d bytes, want %d", c.compressor, n, want)
+			return fmt.Errorf("%s: decompressed to %d bytes, want %d", c.compressor, n, want)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.compressor, err)
+			return fmt.Errorf("%s: %w", c.compressor, err)
 		}
 		// The stream must end here, with a valid checksum.
 		var one [1]byte
 		switch k, err := io.ReadFull(r, one[:]); {
 		case k > 0:
-			return nil, fmt.Errorf("%s: decompresses to more than %d bytes", c.compressor, want)
+			return fmt.Errorf("%s: decompresses to more than %d bytes", c.compressor, want)
 		case err != io.EOF:
-			return nil, fmt.Errorf("%s: %w", c.compressor, err)
+			return fmt.Errorf("%s: %w", c.compressor, err)
 		}
 	case "zstd":
 		d, err := zstdDecoder()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out, err = d.DecodeAll(src, make([]byte, 0, want))
+		out, err := d.DecodeAll(src, dst[:0])
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
+			return fmt.Errorf("zstd: %w", err)
+		}
+		if len(out) != want {
+			return fmt.Errorf("zstd: decompressed to %d bytes, want %d", len(out), want)
+		}
+		if want > 0 && &out[0] != &dst[0] {
+			copy(dst, out) // cannot happen with len(out) == cap(dst), but be safe
 		}
 	case "blosc":
-		var err error
-		out, err = blosc.Decompress(src)
+		info, err := blosc.ReadInfo(src)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if info.NBytes != want {
+			return fmt.Errorf("blosc: buffer decompresses to %d bytes, want %d", info.NBytes, want)
+		}
+		if _, err := blosc.DecompressInto(dst, src); err != nil {
+			return err
 		}
 	default:
-		return nil, fmt.Errorf("compressor %q is not supported", c.compressor)
+		return fmt.Errorf("compressor %q is not supported", c.compressor)
 	}
-	if len(out) != want {
-		return nil, fmt.Errorf("chunk is %d bytes after decompression, want %d", len(out), want)
-	}
-	return out, nil
+	return nil
 }
 
 // compress encodes chunk bytes with the chain's compressor.

@@ -3,12 +3,14 @@ package zarr
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 )
@@ -282,7 +284,7 @@ func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
 	}
 	crop := a.chunkShape(idx)
 	file := a.ChunkPath(idx)
-	src, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		fill := a.meta.Fill
 		if fill == nil {
@@ -297,15 +299,42 @@ func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
 	if err != nil {
 		return nil, &Error{Path: file, Reason: "reading chunk", Err: err}
 	}
-	n, _ := nd.SizeOf(a.meta.Chunks)
-	want := n * a.meta.DType.Size()
-	raw, err := decompress(a.codec, src, want)
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
-		return nil, &Error{Path: file, Reason: "corrupt chunk", Err: err}
+		return nil, &Error{Path: file, Reason: "reading chunk", Err: err}
 	}
-	stored, err := nd.FromBytes(a.meta.DType, a.storedShape(), raw, false, a.codec.bigEndian)
+	size := st.Size()
+	// Decode straight into the new chunk's memory: an uncompressed chunk
+	// is one read from the file, a compressed one is read into a pooled
+	// buffer and decompressed in place.
+	var ioErr bool
+	stored, err := nd.FillBytes(a.meta.DType, a.storedShape(), false, a.codec.bigEndian, func(dst []byte) error {
+		if a.codec.compressor == "" {
+			if size != int64(len(dst)) {
+				return fmt.Errorf("chunk is %d bytes, want %d", size, len(dst))
+			}
+			_, err := io.ReadFull(f, dst)
+			ioErr = err != nil
+			return err
+		}
+		if size > maxChunkFile {
+			return fmt.Errorf("chunk file is %d bytes, over the %d-byte limit", size, maxChunkFile)
+		}
+		buf := getBuf(int(size))
+		defer putBuf(buf)
+		if _, err := io.ReadFull(f, *buf); err != nil {
+			ioErr = true
+			return err
+		}
+		return decodeInto(a.codec, dst, *buf)
+	})
 	if err != nil {
-		return nil, &Error{Path: file, Reason: "corrupt chunk", Err: err}
+		reason := "corrupt chunk"
+		if ioErr {
+			reason = "reading chunk"
+		}
+		return nil, &Error{Path: file, Reason: reason, Err: err}
 	}
 	full := stored
 	if p := a.codec.perm; p != nil {
@@ -402,6 +431,24 @@ func (a *Array) encodeChunk(x *nd.Array) []byte {
 	}
 	return raw
 }
+
+// maxChunkFile bounds the compressed chunk files ReadChunk reads (4 GiB).
+const maxChunkFile = 1 << 32
+
+// bufPool recycles the buffers compressed chunk files are read into; a
+// cache, like the shared zstd decoder.
+var bufPool sync.Pool // *[]byte
+
+func getBuf(n int) *[]byte {
+	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func putBuf(p *[]byte) { bufPool.Put(p) }
 
 // fillPattern repeats pat over b by doubling copies.
 func fillPattern(b, pat []byte) {
