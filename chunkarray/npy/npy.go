@@ -18,10 +18,46 @@ func Read(r io.Reader) (*nd.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readData(r, h, "")
+	known := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		known = int64(l.Len())
+	}
+	return readData(r, h, "", known)
 }
 
-func readData(r io.Reader, h Header, file string) (*nd.Array, error) {
+// bigUnknown is the data size above which a stream of unknown length is
+// read in growing pieces rather than into memory allocated up front, so
+// that a header claiming terabytes cannot make Read allocate them.
+const bigUnknown = 64 << 20
+
+// readData reads the data that h describes from r; known is the number of
+// bytes r still holds, or -1.
+func readData(r io.Reader, h Header, file string, known int64) (*nd.Array, error) {
+	n, _ := nd.SizeOf(h.Shape)
+	nbytes := int64(n) * int64(h.DType.Size())
+	short := func(got int64, err error) error {
+		return &Error{File: file, Reason: fmt.Sprintf("data shorter than the shape %s of %s: %d bytes, need %d", nd.FormatShape(h.Shape), h.DType, got, nbytes), Err: err}
+	}
+	if known >= 0 && known < nbytes {
+		return nil, short(known, io.ErrUnexpectedEOF)
+	}
+	if known < 0 && nbytes > bigUnknown {
+		var buf []byte
+		for int64(len(buf)) < nbytes {
+			step := min(nbytes-int64(len(buf)), max(int64(len(buf)), bigUnknown))
+			buf = slices.Grow(buf, int(step))
+			k, err := io.ReadFull(r, buf[len(buf):len(buf)+int(step)])
+			buf = buf[:len(buf)+k]
+			if err != nil {
+				return nil, short(int64(len(buf)), io.ErrUnexpectedEOF)
+			}
+		}
+		a, err := nd.FromBytes(h.DType, h.Shape, buf, h.Fortran, h.BigEndian)
+		if err != nil {
+			return nil, &Error{File: file, Reason: "reading data", Err: err}
+		}
+		return a, nil
+	}
 	a, err := nd.ReadRaw(r, h.DType, h.Shape, h.Fortran, h.BigEndian)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -46,7 +82,11 @@ func ReadFile(path string) (*nd.Array, error) {
 	if err != nil {
 		return nil, withFile(err, path)
 	}
-	return readData(io.MultiReader(br, f), h, path)
+	known := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		known = st.Size() - h.DataOffset
+	}
+	return readData(io.MultiReader(br, f), h, path, known)
 }
 
 // withFile sets the file name of an *Error that has none.

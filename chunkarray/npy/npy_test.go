@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -522,3 +523,39 @@ func benchmarkNPY(b *testing.B, write bool) {
 // the disk).
 func BenchmarkReadFile100MB(b *testing.B)  { benchmarkNPY(b, false) }
 func BenchmarkWriteFile100MB(b *testing.B) { benchmarkNPY(b, true) }
+
+// TestHugeShapeShortData checks that a header claiming far more data than
+// the input holds fails without allocating it, from a file, a reader of
+// known length and a plain stream.
+func TestHugeShapeShortData(t *testing.T) {
+	var buf bytes.Buffer
+	buf.Write(encodeHeader(Header{DType: nd.Float64, Shape: []int{1 << 40}}))
+	buf.WriteString("only a few bytes")
+	data := buf.Bytes()
+	path := filepath.Join(t.TempDir(), "huge.npy")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), "data shorter") {
+		t.Errorf("ReadFile: err = %v", err)
+	}
+	if _, err := Read(bytes.NewReader(data)); err == nil || !strings.Contains(err.Error(), "data shorter") {
+		t.Errorf("Read(bytes.Reader): err = %v", err)
+	}
+	if _, err := Read(io.MultiReader(bytes.NewReader(data))); err == nil || !strings.Contains(err.Error(), "data shorter") {
+		t.Errorf("Read(stream): err = %v", err)
+	}
+	// A large array of unknown length read in pieces still comes out whole.
+	want := formula(t, nd.Int32, 5, 1<<22) // 80 MiB, over bigUnknown
+	var big bytes.Buffer
+	if err := Write(&big, want, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(io.MultiReader(&big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := sameArray(got, want); msg != "" {
+		t.Error(msg)
+	}
+}

@@ -37,12 +37,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // one chunk at a time. Its methods may be called from several goroutines
 // at once (for different chunks when writing).
 type Array struct {
-	path     string
-	meta     Meta
-	codec    codecChain
-	nchunks  []int  // chunks per axis
-	fill     []byte // one element of the fill value, encoded as stored
-	metaFile string
+	path       string
+	meta       Meta
+	codec      codecChain
+	nchunks    []int  // chunks per axis
+	fill       []byte // one element of the fill value, encoded as stored
+	chunkBytes int    // bytes of one full chunk, decoded
+	metaFile   string
 }
 
 // Open opens the array stored in the folder path: zarr v2 when it holds
@@ -77,6 +78,11 @@ func Open(path string) (*Array, error) {
 
 func newArray(path, metaFile string, m Meta, c codecChain) (*Array, error) {
 	a := &Array{path: path, meta: m, codec: c, metaFile: metaFile}
+	n, _ := nd.SizeOf(m.Chunks)
+	if n > maxChunkBytes/max(m.DType.Size(), 1) {
+		return nil, &Error{Path: metaFile, Reason: fmt.Sprintf("chunks %v of %s exceed %d bytes", m.Chunks, m.DType, maxChunkBytes)}
+	}
+	a.chunkBytes = n * m.DType.Size()
 	a.nchunks = make([]int, len(m.Shape))
 	for i, s := range m.Shape {
 		a.nchunks[i] = (s + m.Chunks[i] - 1) / m.Chunks[i]
@@ -305,6 +311,10 @@ func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
 		return nil, &Error{Path: file, Reason: "reading chunk", Err: err}
 	}
 	size := st.Size()
+	if a.codec.compressor == "" && size != int64(a.chunkBytes) {
+		// Checked before allocating: a truncated or foreign file.
+		return nil, &Error{Path: file, Reason: "corrupt chunk", Err: fmt.Errorf("chunk is %d bytes, want %d", size, a.chunkBytes)}
+	}
 	// Decode straight into the new chunk's memory: an uncompressed chunk
 	// is one read from the file, a compressed one is read into a pooled
 	// buffer and decompressed in place.
@@ -431,6 +441,10 @@ func (a *Array) encodeChunk(x *nd.Array) []byte {
 	}
 	return raw
 }
+
+// maxChunkBytes bounds the decoded size of one chunk (2 GiB, numcodecs'
+// own limit), so that corrupt metadata cannot ask for terabytes.
+const maxChunkBytes = 1 << 31
 
 // maxChunkFile bounds the compressed chunk files ReadChunk reads (4 GiB).
 const maxChunkFile = 1 << 32
