@@ -559,3 +559,24 @@ func TestHugeShapeShortData(t *testing.T) {
 		t.Error(msg)
 	}
 }
+
+// TestEncodeHeader checks that EncodeHeader's length is the data offset
+// ReadHeader finds, and that a 1-d Fortran request is written as C order.
+func TestEncodeHeader(t *testing.T) {
+	for _, h := range []Header{
+		{DType: nd.Float64, Shape: []int{3, 4}},
+		{DType: nd.Uint8, Shape: []int{7}, Fortran: true},
+		{DType: nd.Complex64, Shape: []int{2, 3, 4}, Fortran: true},
+		{DType: nd.Bool, Shape: []int{}},
+	} {
+		b := EncodeHeader(h)
+		got, err := ReadHeader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantF := h.Fortran && len(h.Shape) > 1
+		if got.DataOffset != int64(len(b)) || got.DataOffset%64 != 0 || got.Fortran != wantF || got.DType != h.DType {
+			t.Errorf("EncodeHeader(%+v) reads back as %+v (len %d)", h, got, len(b))
+		}
+	}
+}

@@ -65,6 +65,16 @@
 // stores that Go wrote (TestInteropZarrPython, skipped when python3-zarr
 // is missing).
 //
+// # Speed
+//
+// ReadChunk decodes straight into the new chunk's memory: an uncompressed
+// chunk is one read from its file; a compressed one is read into a pooled
+// buffer and decompressed in place (zstd DecodeAll, blosc DecompressInto,
+// zlib/gzip streams). Reading a 4000×4000 int32 store in 1000×1000 chunks
+// from the page cache (go test -bench Read4000 ./chunkarray/zarr, 2 cores,
+// noisy): none 4.6 GB/s, zstd 8.8 GB/s, gzip 4.1 GB/s, zlib 1.9 GB/s
+// (values 0-99 compress well, so zstd beats a plain copy from the file).
+//
 // # Errors
 //
 // Every failure is an *Error whose Path names the metadata file, the
