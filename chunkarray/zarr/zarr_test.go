@@ -617,3 +617,41 @@ const v3TransposeJSON = `{
   "attributes": {"note": "hand-written"},
   "dimension_names": ["z", "y", "x"]
 }`
+
+// TestWriteBigEndianStore writes into a store zarr-python made with a
+// big-endian dtype: chunks must stay big-endian, edge padding included.
+func TestWriteBigEndianStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "big.zarr")
+	copyDir(t, filepath.Join("testdata", "float64_big"), dir)
+	a, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := formula(t, nd.Float64, 5, 7)
+	neg, _ := nd.FromSlice([]float64{-1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, -16, -17, -18, -19, -20, -21, -22, -23, -24, -25, -26, -27, -28, -29, -30, -31, -32, -33, -34, -35}, 5, 7)
+	for _, idx := range [][]int{{0, 0}, {2, 2}} {
+		blk, _ := neg.Slice(chunkSlices(a, idx)...)
+		if err := a.WriteChunk(idx, blk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, _ := os.ReadFile(a.ChunkPath([]int{2, 2}))
+	// Chunk (2, 2) holds -35 at its corner and the fill (0) elsewhere, big-endian.
+	if len(raw) != 48 || raw[0] != 0xc0 || raw[8] != 0 {
+		t.Fatalf("stored edge chunk % x", raw)
+	}
+	forEachChunk(a, func(idx []int) {
+		got, err := a.ReadChunk(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := want
+		if slices.Equal(idx, []int{0, 0}) || slices.Equal(idx, []int{2, 2}) {
+			src = neg
+		}
+		w, _ := src.Slice(chunkSlices(a, idx)...)
+		if !bytes.Equal(cbytes(got), cbytes(w)) {
+			t.Errorf("chunk %v differs after writing", idx)
+		}
+	})
+}
