@@ -142,6 +142,61 @@ func pairwise[T inexact](x []T) T {
 	return pairwise(x[:n2]) + pairwise(x[n2:])
 }
 
+// pairwiseRepeat is pairwise over n copies of v (a zero-stride run, as a
+// constant block has), with the same split points and association, so
+// that it is bit-identical to summing the materialised run; it costs
+// O(log n) instead of O(n), because the halves at each level of the
+// recursion take at most two distinct lengths, which are memoised.
+func pairwiseRepeat[T inexact](v T, n int) T {
+	var memo [2 * 64]struct {
+		n int
+		r T
+	}
+	used := 0
+	var rec func(n int) T
+	rec = func(n int) T {
+		switch {
+		case n < 8:
+			var r T
+			for range n {
+				r += v
+			}
+			return r
+		case n <= pairwiseBlock:
+			m := n - n%8
+			rj := v // the eight accumulators are equal
+			for i := 8; i+8 <= m; i += 8 {
+				rj += v
+			}
+			r := ((rj + rj) + (rj + rj)) + ((rj + rj) + (rj + rj))
+			for range n - m {
+				r += v
+			}
+			return r
+		}
+		for _, e := range memo[:used] {
+			if e.n == n {
+				return e.r
+			}
+		}
+		n2 := n / 2
+		n2 -= n2 % 8
+		r := rec(n2) + rec(n-n2)
+		if used < len(memo) {
+			memo[used].n, memo[used].r = n, r
+			used++
+		}
+		return r
+	}
+	return rec(n)
+}
+
+// isIntegerType reports whether O is an integer type.
+func isIntegerType[O Real]() bool {
+	half := 0.5
+	return O(half) == 0
+}
+
 // pairwiseStrided is pairwise over x[off], x[off+step], ... (n elements).
 func pairwiseStrided[T inexact](x []T, off, n, step int) T {
 	switch {
@@ -179,6 +234,8 @@ func sumInexact[T inexact](dst, src []T, p *plan) {
 		if so == 0 {
 			if sa == 1 {
 				dst[o] += pairwise(src[a : a+n])
+			} else if sa == 0 {
+				dst[o] += pairwiseRepeat(src[a], n)
 			} else {
 				dst[o] += pairwiseStrided(src, a, n, sa)
 			}
@@ -207,6 +264,10 @@ func sumReal[O, T Real](dst []O, src []T, p *plan) {
 				for _, v := range src[a : a+n] {
 					acc += O(v)
 				}
+			} else if sa == 0 && isIntegerType[O]() {
+				// n copies of one integer: the product wraps exactly as
+				// the n additions would.
+				acc += O(src[a]) * O(n)
 			} else {
 				for k := 0; k < n; k++ {
 					acc += O(src[a+k*sa])
@@ -380,6 +441,13 @@ func minReal[T Real](dst, src []T, p *plan) {
 			if acc != acc {
 				return
 			}
+			if sa == 0 {
+				// a zero-stride run (a constant block) is one value
+				if v := src[a]; v < acc || v != v {
+					dst[o] = v
+				}
+				return
+			}
 			if sa == 1 && n >= 64 {
 				if r, ok := minRealRun(acc, src[a:a+n]); ok {
 					dst[o] = r
@@ -412,6 +480,13 @@ func maxReal[T Real](dst, src []T, p *plan) {
 		if so == 0 {
 			acc := dst[o]
 			if acc != acc {
+				return
+			}
+			if sa == 0 {
+				// a zero-stride run (a constant block) is one value
+				if v := src[a]; v > acc || v != v {
+					dst[o] = v
+				}
 				return
 			}
 			if sa == 1 && n >= 64 {
