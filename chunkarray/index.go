@@ -4,17 +4,27 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
 )
 
 // Sel selects along one axis in Index: All (the whole axis), At(i) (one
-// position, the axis is dropped), Range(start, stop) (step 1, negative
-// values count from the end) or NewAxis (a new axis of length 1).
+// position, the axis is dropped), Range(start, stop) and RangeStep(start,
+// stop, step) (Python slices; negative values count from the end, a
+// negative step walks backwards), NewAxis (a new axis of length 1),
+// Ellipsis (as many All as the other selections leave), Ints (numpy's
+// integer-array index: positions in any order, repeats allowed) and Bools
+// (numpy's boolean index: a mask as long as the axis). At most one Ints or
+// Bools appears in one Index call; its axis keeps its place in the result,
+// as numpy does for a single advanced index.
 type Sel struct {
-	kind        int
-	start, stop int
+	kind              int
+	start, stop, step int
+	noStart, noStop   bool
+	ints              []int
+	bools             []bool
 }
 
 const (
@@ -22,6 +32,9 @@ const (
 	selAt
 	selRange
 	selNew
+	selEllipsis
+	selInts
+	selBools
 )
 
 // All selects a whole axis (numpy's ":").
@@ -31,50 +44,121 @@ func All() Sel { return Sel{kind: selAll} }
 func At(i int) Sel { return Sel{kind: selAt, start: i} }
 
 // Range selects start:stop.
-func Range(start, stop int) Sel { return Sel{kind: selRange, start: start, stop: stop} }
+func Range(start, stop int) Sel { return Sel{kind: selRange, start: start, stop: stop, step: 1} }
+
+// RangeStep selects start:stop:step. A zero step is an error of Index.
+func RangeStep(start, stop, step int) Sel {
+	return Sel{kind: selRange, start: start, stop: stop, step: step}
+}
+
+// Step selects ::step: the whole axis, backwards for a negative step
+// (numpy's x[::-1]).
+func Step(step int) Sel { return Sel{kind: selRange, step: step, noStart: true, noStop: true} }
+
+// From selects start::step (start to the end that step points at).
+func From(start, step int) Sel { return Sel{kind: selRange, start: start, step: step, noStop: true} }
 
 // NewAxis inserts an axis of length 1 (numpy's None).
 func NewAxis() Sel { return Sel{kind: selNew} }
 
-// Index selects with numpy's basic indexing: one Sel per axis (missing
-// trailing ones are All), plus NewAxis entries.
+// Ellipsis stands for All on every axis not otherwise selected (numpy's
+// "..."); at most one per Index.
+func Ellipsis() Sel { return Sel{kind: selEllipsis} }
+
+// Ints selects the positions idx along an axis (negative ones count from
+// the end), in the given order, repeats included.
+func Ints(idx ...int) Sel { return Sel{kind: selInts, ints: idx} }
+
+// Bools selects the positions where mask is true; mask must be as long as
+// the axis.
+func Bools(mask ...bool) Sel { return Sel{kind: selBools, bools: mask} }
+
+// IndexError reports a position outside an axis.
+type IndexError struct {
+	Op    string
+	Axis  int
+	Index int
+	Len   int
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("chunkarray: %s: index %d is out of bounds for axis %d with size %d", e.Op, e.Index, e.Axis, e.Len)
+}
+
+// axSel is what one output chunk takes along one input axis: n elements
+// of input block in, starting at lo with stride step, or, when idx is not
+// nil, the local positions idx.
+type axSel struct {
+	in, lo, step, n int
+	idx             []int
+}
+
+// Index selects with numpy's indexing: one Sel per axis (missing trailing
+// ones are All), plus NewAxis and Ellipsis entries. The output's chunks
+// follow Dask: a slice keeps the pieces of the chunks it cuts (in reverse
+// order for a negative step, empty pieces dropped); an integer index
+// makes one chunk per run of consecutive positions that fall in the same
+// input chunk, in the order given.
 func (a *Array) Index(sels ...Sel) *Array {
 	const name = "getitem"
 	if a.err != nil {
 		return a
 	}
-	nin := 0
+	nin, nell, nadv := 0, 0, 0
 	for _, s := range sels {
-		if s.kind != selNew {
+		switch s.kind {
+		case selNew:
+		case selEllipsis:
+			nell++
+		case selInts, selBools:
+			nadv++
+			nin++
+		default:
 			nin++
 		}
+	}
+	if nell > 1 {
+		return errorf(name, [][]int{a.shape}, "an index can only have a single ellipsis")
+	}
+	if nadv > 1 {
+		return errorf(name, [][]int{a.shape}, "only one integer or boolean array index per Index is supported")
 	}
 	if nin > a.NDim() {
 		return errorf(name, [][]int{a.shape}, "too many indices (%d) for %d axes", nin, a.NDim())
 	}
-	for ; nin < a.NDim(); nin++ {
-		sels = append(sels, All())
+	// Expand the ellipsis (or append trailing Alls).
+	var full []Sel
+	if nell == 1 {
+		for _, s := range sels {
+			if s.kind == selEllipsis {
+				for k := nin; k < a.NDim(); k++ {
+					full = append(full, All())
+				}
+				continue
+			}
+			full = append(full, s)
+		}
+	} else {
+		full = slices.Clone(sels)
+		for k := nin; k < a.NDim(); k++ {
+			full = append(full, All())
+		}
 	}
 	var shape []int
 	var chunks [][]int
-	// per input axis: the range kept and, per output chunk along it, the
-	// input block and local range
-	type axmap struct {
-		out  int // output axis, -1 if dropped
-		plan [][]piece
-	}
-	maps := make([]axmap, a.NDim())
+	l := &getitemLayer{in: a}
 	var toks []any
 	ax := 0
-	for _, s := range sels {
-		toks = append(toks, s.kind, s.start, s.stop)
+	for _, s := range full {
+		toks = append(toks, s.kind, s.start, s.stop, s.step, s.noStart, s.noStop, s.ints, s.bools)
 		if s.kind == selNew {
+			l.newAx = append(l.newAx, len(shape))
 			shape = append(shape, 1)
 			chunks = append(chunks, []int{1})
 			continue
 		}
 		n := a.shape[ax]
-		lo, hi := 0, n
+		var plan []axSel
 		switch s.kind {
 		case selAt:
 			i := s.start
@@ -82,48 +166,53 @@ func (a *Array) Index(sels ...Sel) *Array {
 				i += n
 			}
 			if i < 0 || i >= n {
-				return errorf(name, [][]int{a.shape}, "index %d out of range for axis %d", s.start, ax)
+				return errArray(&IndexError{Op: name, Axis: ax, Index: s.start, Len: n})
 			}
-			lo, hi = i, i+1
+			b, lo := locate(a.chunks[ax], i)
+			plan = []axSel{{in: b, lo: lo, step: 1, n: 1}}
+		case selAll:
+			plan = slicePlan(a.chunks[ax], nd.Slice1{Start: 0, Stop: n, Step: 1})
 		case selRange:
-			lo, hi = s.start, s.stop
-			if lo < 0 {
-				lo += n
+			var st, sp *int
+			if !s.noStart {
+				st = &s.start
 			}
-			if hi < 0 {
-				hi += n
+			if !s.noStop {
+				sp = &s.stop
 			}
-			lo, hi = min(max(lo, 0), n), min(max(hi, 0), n)
-			hi = max(hi, lo)
-		}
-		// pieces of input chunks within [lo, hi): one output chunk each
-		var plan [][]piece
-		var oc []int
-		st := starts(a.chunks[ax])
-		for b, c := range a.chunks[ax] {
-			s0, e0 := max(lo, st[b]), min(hi, st[b]+c)
-			if e0 > s0 {
-				plan = append(plan, []piece{{in: b, lo: s0 - st[b], hi: e0 - st[b]}})
-				oc = append(oc, e0-s0)
+			sl, err := nd.NormalizeSlice(st, sp, s.step, n)
+			if err != nil {
+				return errorf(name, [][]int{a.shape}, "axis %d: %v", ax, err)
+			}
+			plan = slicePlan(a.chunks[ax], sl)
+		case selInts, selBools:
+			idx := s.ints
+			if s.kind == selBools {
+				if len(s.bools) != n {
+					return errorf(name, [][]int{a.shape}, "boolean index of length %d does not match axis %d of length %d", len(s.bools), ax, n)
+				}
+				idx = maskIndices(s.bools)
+			}
+			var err error
+			if plan, err = takePlan(name, a.chunks[ax], ax, idx, maxTakeRun(a, ax)); err != nil {
+				return errArray(err)
 			}
 		}
-		if len(plan) == 0 {
-			plan = [][]piece{{{in: 0}}}
-			oc = []int{0}
+		l.plan = append(l.plan, plan)
+		if s.kind == selAt {
+			l.outAx = append(l.outAx, -1)
+		} else {
+			l.outAx = append(l.outAx, len(shape))
+			c := make([]int, len(plan))
+			tot := 0
+			for i, p := range plan {
+				c[i] = p.n
+				tot += p.n
+			}
+			shape = append(shape, tot)
+			chunks = append(chunks, c)
 		}
-		m := axmap{out: -1, plan: plan}
-		if s.kind != selAt {
-			m.out = len(shape)
-			shape = append(shape, hi-lo)
-			chunks = append(chunks, oc)
-		}
-		maps[ax] = m
 		ax++
-	}
-	l := &getitemLayer{in: a}
-	for _, m := range maps {
-		l.outAx = append(l.outAx, m.out)
-		l.plan = append(l.plan, m.plan)
 	}
 	if shape == nil {
 		shape, chunks = []int{}, [][]int{}
@@ -131,10 +220,195 @@ func (a *Array) Index(sels ...Sel) *Array {
 	return newArray(name, shape, chunks, a.dtype, l, append([]any{a.name}, toks...)...)
 }
 
+// locate returns the block holding position i of an axis chunked as c,
+// and i's position in it.
+func locate(c []int, i int) (block, local int) {
+	st := 0
+	for b, x := range c {
+		if i < st+x {
+			return b, i - st
+		}
+		st += x
+	}
+	return len(c) - 1, i - (st - c[len(c)-1])
+}
+
+// slicePlan cuts the normalised slice sl of an axis chunked as c into one
+// piece per input chunk it touches, in output order.
+func slicePlan(c []int, sl nd.Slice1) []axSel {
+	L := sl.Len()
+	var out []axSel
+	if L == 0 {
+		return []axSel{{in: 0, lo: 0, step: 1, n: 0}}
+	}
+	st := starts(c)
+	// k-th output element is at sl.Start + k*sl.Step.
+	visit := func(b int) {
+		lo, hi := st[b], st[b]+c[b] // block covers [lo, hi)
+		var k0, k1 int              // output positions [k0, k1) in block b
+		if sl.Step > 0 {
+			k0 = ceilDiv(lo-sl.Start, sl.Step)
+			k1 = ceilDiv(hi-sl.Start, sl.Step)
+		} else {
+			s := -sl.Step
+			k0 = ceilDiv(sl.Start-(hi-1), s)
+			k1 = floorDiv(sl.Start-lo, s) + 1
+		}
+		k0, k1 = max(k0, 0), min(k1, L)
+		if k1 > k0 {
+			out = append(out, axSel{in: b, lo: sl.Start + k0*sl.Step - lo, step: sl.Step, n: k1 - k0})
+		}
+	}
+	if sl.Step > 0 {
+		for b := range c {
+			visit(b)
+		}
+	} else {
+		for b := len(c) - 1; b >= 0; b-- {
+			visit(b)
+		}
+	}
+	return out
+}
+
+func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func maskIndices(mask []bool) []int {
+	var idx []int
+	for i, m := range mask {
+		if m {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// maxTakeRun is the longest run of taken positions put in one output
+// chunk: Dask's array.slicing.split-large-chunks rule, so that a chunk of
+// a gathered axis stays within DefaultChunkBytes.
+func maxTakeRun(a *Array, axis int) int {
+	other := a.dtype.Size()
+	for i, s := range a.shape {
+		if i != axis {
+			other *= max(s, 1)
+		}
+	}
+	return max(1, (DefaultChunkBytes+other-1)/other)
+}
+
+// takePlan groups the positions idx of an axis chunked as c into output
+// chunks: one per run of consecutive positions in the same input chunk
+// (Dask's slicing_plan), runs longer than maxRun split.
+func takePlan(op string, c []int, axis int, idx []int, maxRun int) ([]axSel, error) {
+	n := sum(c)
+	if len(idx) == 0 {
+		return []axSel{{in: 0, lo: 0, step: 1, n: 0, idx: []int{}}}, nil
+	}
+	ends := make([]int, len(c))
+	e := 0
+	for i, x := range c {
+		e += x
+		ends[i] = e
+	}
+	st := starts(c)
+	var out []axSel
+	for i, v := range idx {
+		p := v
+		if p < 0 {
+			p += n
+		}
+		if p < 0 || p >= n {
+			return nil, &IndexError{Op: op, Axis: axis, Index: v, Len: n}
+		}
+		b := sort.SearchInts(ends, p+1)
+		if i > 0 {
+			last := &out[len(out)-1]
+			if last.in == b && last.n < maxRun {
+				last.idx = append(last.idx, p-st[b])
+				last.n++
+				continue
+			}
+		}
+		out = append(out, axSel{in: b, n: 1, step: 1, idx: []int{p - st[b]}})
+	}
+	return out, nil
+}
+
+// Take selects positions idx along axis (numpy.take with an axis; Dask's
+// chunking rules, see Index).
+func (a *Array) Take(axis int, idx []int) *Array {
+	if a.err != nil {
+		return a
+	}
+	ax, err := normAxis("take", a, axis)
+	if err != nil {
+		return errArray(err)
+	}
+	sels := make([]Sel, ax+1)
+	for i := range sels {
+		sels[i] = All()
+	}
+	sels[ax] = Ints(idx...)
+	return a.Index(sels...)
+}
+
+// Compress selects the positions of axis where cond is true, as
+// numpy.compress: cond is a []bool or a 1-d bool *nd.Array (a computed
+// mask); it may be shorter than the axis (the rest is dropped), not
+// longer.
+func (a *Array) Compress(cond any, axis int) *Array {
+	const name = "compress"
+	if a.err != nil {
+		return a
+	}
+	ax, err := normAxis(name, a, axis)
+	if err != nil {
+		return errArray(err)
+	}
+	var mask []bool
+	switch c := cond.(type) {
+	case []bool:
+		mask = c
+	case *nd.Array:
+		if c == nil || c.NDim() != 1 || c.DType() != nd.Bool {
+			return errorf(name, [][]int{a.shape}, "condition must be a 1-d bool array")
+		}
+		if mask, err = nd.Values[bool](c); err != nil {
+			return errArray(&Error{Op: name, Err: err})
+		}
+	default:
+		return errorf(name, [][]int{a.shape}, "condition of type %T: want []bool or *nd.Array", cond)
+	}
+	if len(mask) > a.shape[ax] {
+		return errorf(name, [][]int{a.shape}, "condition of length %d is longer than axis %d (%d)", len(mask), ax, a.shape[ax])
+	}
+	return a.Take(ax, maskIndices(mask))
+}
+
+func normAxis(op string, a *Array, axis int) (int, error) {
+	n := a.NDim()
+	if axis < -n || axis >= n {
+		return 0, &Error{Op: op, Shapes: [][]int{a.shape}, Reason: fmt.Sprintf("axis %d is out of bounds for %d axes", axis, n)}
+	}
+	if axis < 0 {
+		axis += n
+	}
+	return axis, nil
+}
+
 type getitemLayer struct {
 	in    *Array
 	outAx []int // per input axis, the output axis (-1: dropped by At)
-	plan  [][][]piece
+	plan  [][]axSel
+	newAx []int // output axes made by NewAxis
 }
 
 func (l *getitemLayer) inputs() []*Array { return []*Array{l.in} }
@@ -142,23 +416,29 @@ func (l *getitemLayer) inputs() []*Array { return []*Array{l.in} }
 func (l *getitemLayer) block(a *Array, idx []int) graph.Node {
 	n := l.in.NDim()
 	src := make([]int, n)
-	geo := make([]int, 0, 2*n)
+	geo := make([]int, 0, 4*n)
 	for ax := 0; ax < n; ax++ {
 		j := 0
 		if o := l.outAx[ax]; o >= 0 {
 			j = idx[o]
 		}
-		p := l.plan[ax][j][0]
+		p := l.plan[ax][j]
 		src[ax] = p.in
-		geo = append(geo, p.lo, p.hi)
+		if p.idx != nil {
+			geo = append(geo, -1, len(p.idx))
+			geo = append(geo, p.idx...)
+		} else {
+			geo = append(geo, p.lo, p.step, p.n)
+		}
 	}
 	return graph.Task(getitemOp, graph.Ref(l.in.Key(src...)), graph.Lit(geo), graph.Lit(a.blockShape(idx)))
 }
 
 var getitemOp = newOp(opGetitem, getitemP{})
 
-// getitemP slices a block. Args: the block, per axis (lo, hi), the output
-// block shape.
+// getitemP selects from a block. Args: the block; per axis either (lo,
+// step, n) for a strided range or (-1, k, k positions) for a gather; the
+// output block shape.
 type getitemP struct{}
 
 func (getitemP) run(_ context.Context, args []any) (any, error) {
@@ -174,16 +454,48 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(geo) != 2*b.NDim() {
-		return nil, fmt.Errorf("%s: %d bounds for %d axes", opGetitem, len(geo), b.NDim())
+	bad := func() (any, error) {
+		return nil, fmt.Errorf("%s: bad geometry %v for a block of shape %v", opGetitem, geo, b.Shape())
 	}
 	sl := make([]nd.Slice1, b.NDim())
-	for i := range sl {
-		sl[i] = nd.Slice1{Start: geo[2*i], Stop: geo[2*i+1], Step: 1}
+	type gather struct {
+		ax  int
+		idx []int
+	}
+	var gs []gather
+	g := geo
+	for ax := range sl {
+		if len(g) < 2 {
+			return bad()
+		}
+		if g[0] == -1 {
+			k := g[1]
+			if k < 0 || len(g) < 2+k {
+				return bad()
+			}
+			gs = append(gs, gather{ax, g[2 : 2+k]})
+			sl[ax] = nd.Slice1{Start: 0, Stop: b.Shape()[ax], Step: 1}
+			g = g[2+k:]
+			continue
+		}
+		if len(g) < 3 || g[1] == 0 {
+			return bad()
+		}
+		lo, step, n := g[0], g[1], g[2]
+		sl[ax] = nd.Slice1{Start: lo, Stop: lo + step*n, Step: step}
+		if n == 0 {
+			sl[ax] = nd.Slice1{Start: 0, Stop: 0, Step: 1}
+		}
+		g = g[3:]
 	}
 	v, err := b.Slice(sl...)
 	if err != nil {
 		return nil, err
+	}
+	for _, x := range gs {
+		if v, err = takeAxis(v, x.ax, x.idx); err != nil {
+			return nil, err
+		}
 	}
 	if slices.Equal(v.Shape(), shape) {
 		return v, nil
@@ -191,6 +503,84 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 	return reshapeView(v, shape)
 }
 
+// takeAxis gathers positions idx of axis from v into a new C-contiguous
+// array.
+func takeAxis(v *nd.Array, axis int, idx []int) (*nd.Array, error) {
+	sh := slices.Clone(v.Shape())
+	n := sh[axis]
+	for _, i := range idx {
+		if i < 0 || i >= n {
+			return nil, &IndexError{Op: "take", Axis: axis, Index: i, Len: n}
+		}
+	}
+	sh[axis] = len(idx)
+	out, err := nd.Zeros(v.DType(), sh...)
+	if err != nil {
+		return nil, err
+	}
+	if out.Size() == 0 {
+		return out, nil
+	}
+	src := v.Contiguous()
+	outer, inner := 1, 1
+	for i, s := range sh {
+		if i < axis {
+			outer *= s
+		} else if i > axis {
+			inner *= s
+		}
+	}
+	so := src.Offset()
+	switch d := out.Data().(type) {
+	case []bool:
+		gatherT(d, src.Data().([]bool)[so:], outer, n, inner, idx)
+	case []int8:
+		gatherT(d, src.Data().([]int8)[so:], outer, n, inner, idx)
+	case []int16:
+		gatherT(d, src.Data().([]int16)[so:], outer, n, inner, idx)
+	case []int32:
+		gatherT(d, src.Data().([]int32)[so:], outer, n, inner, idx)
+	case []int64:
+		gatherT(d, src.Data().([]int64)[so:], outer, n, inner, idx)
+	case []uint8:
+		gatherT(d, src.Data().([]uint8)[so:], outer, n, inner, idx)
+	case []uint16:
+		gatherT(d, src.Data().([]uint16)[so:], outer, n, inner, idx)
+	case []uint32:
+		gatherT(d, src.Data().([]uint32)[so:], outer, n, inner, idx)
+	case []uint64:
+		gatherT(d, src.Data().([]uint64)[so:], outer, n, inner, idx)
+	case []float32:
+		gatherT(d, src.Data().([]float32)[so:], outer, n, inner, idx)
+	case []float64:
+		gatherT(d, src.Data().([]float64)[so:], outer, n, inner, idx)
+	case []complex64:
+		gatherT(d, src.Data().([]complex64)[so:], outer, n, inner, idx)
+	case []complex128:
+		gatherT(d, src.Data().([]complex128)[so:], outer, n, inner, idx)
+	default:
+		return nil, fmt.Errorf("chunkarray: take: dtype %s", v.DType())
+	}
+	return out, nil
+}
+
+// gatherT copies rows idx of each (n, inner) slab of src into dst.
+func gatherT[T any](dst, src []T, outer, n, inner int, idx []int) {
+	k := len(idx)
+	for o := 0; o < outer; o++ {
+		s := src[o*n*inner : (o+1)*n*inner]
+		d := dst[o*k*inner : (o+1)*k*inner]
+		if inner == 1 {
+			for j, i := range idx {
+				d[j] = s[i]
+			}
+			continue
+		}
+		for j, i := range idx {
+			copy(d[j*inner:(j+1)*inner], s[i*inner:(i+1)*inner])
+		}
+	}
+}
 // reshapeView reshapes v to shape when only axes of length 1 are dropped
 // or added: a view with zero strides for the new axes, no copy.
 func reshapeView(v *nd.Array, shape []int) (*nd.Array, error) {
