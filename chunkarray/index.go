@@ -581,6 +581,7 @@ func gatherT[T any](dst, src []T, outer, n, inner int, idx []int) {
 		}
 	}
 }
+
 // reshapeView reshapes v to shape when only axes of length 1 are dropped
 // or added: a view with zero strides for the new axes, no copy.
 func reshapeView(v *nd.Array, shape []int) (*nd.Array, error) {
