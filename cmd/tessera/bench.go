@@ -26,6 +26,7 @@ var benchGroups = map[string][]string{
 	"elementwise": {"sin_col_times_T_sum_1e4"},
 	"normalize":   {"normalize_3x1000x1000"},
 	"graphbuild":  {"graph_build_10k_chunks"},
+	"zarr":        {"zarr_1e4_sq_sum"},
 }
 
 // benchResult is one line of output, with the fields and names of
