@@ -92,16 +92,31 @@ func (c *collector) fusable(x *Array) bool {
 		return false
 	}
 	switch x.lay.(type) {
-	case *elemLayer, *fullLayer:
+	case *elemLayer, *fullLayer, *randomLayer:
 		return true
 	}
 	return false
 }
 
+// fusedReduce returns the reduction layer of a when a is the chunk stage
+// of a reduction whose input is fused into it: each block's task then
+// evaluates the input's expression tile by tile and reduces the tiles as
+// they come, and the input block is never materialised.
+func (c *collector) fusedReduce(a *Array) *reduceLayer {
+	l, ok := a.lay.(*reduceLayer)
+	if !ok || l.op.p.Stage != stChunk || l.op.p.Kind != pkPlain || !c.fusable(l.in) {
+		return nil
+	}
+	return l
+}
+
 // deps returns the Arrays whose tasks a's tasks refer to.
 func (c *collector) deps(a *Array) []*Array {
-	if e, ok := a.lay.(*elemLayer); ok {
-		return c.fusedOf(a, e).leaves
+	if _, ok := a.lay.(*elemLayer); ok {
+		return c.fusedOf(a).leaves
+	}
+	if l := c.fusedReduce(a); l != nil {
+		return c.fusedOf(l.in).leaves
 	}
 	return a.lay.inputs()
 }
@@ -145,8 +160,11 @@ type emitter interface {
 }
 
 func (c *collector) emit(a *Array) error {
-	if e, ok := a.lay.(*elemLayer); ok {
-		return c.emitElem(a, e)
+	if _, ok := a.lay.(*elemLayer); ok {
+		return c.emitElem(a)
+	}
+	if l := c.fusedReduce(a); l != nil {
+		return c.emitReduceFused(a, l)
 	}
 	if e, ok := a.lay.(emitter); ok {
 		return e.emit(c, a)

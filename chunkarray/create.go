@@ -276,59 +276,116 @@ func (p randomP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, err := nd.Zeros(p.dtype(), sh...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.fill(out.Data(), 0, st, sh); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (p *randomP) dtype() nd.DType {
+	if p.Dist == distIntegers {
+		return nd.Int64
+	}
+	return nd.Float64
+}
+
+// splitmix64's constants: the increment (the golden ratio) and the two
+// multipliers of the finaliser.
+const (
+	smGamma = 0x9e3779b97f4a7c15
+	smMul1  = 0xbf58476d1ce4e5b9
+	smMul2  = 0x94d049bb133111eb
+)
+
+// fill writes the values of the region of shape sh starting at st (in the
+// whole array's coordinates) into data ([]int64 or []float64 as p.dtype())
+// from offset off on, in C order.
+func (p *randomP) fill(data any, off int, st, sh []int) error {
 	if len(st) != len(p.Shape) || len(sh) != len(p.Shape) {
-		return nil, fmt.Errorf("%s: block of %d axes in an array of %d", opRandom, len(sh), len(p.Shape))
+		return fmt.Errorf("%s: block of %d axes in an array of %d", opRandom, len(sh), len(p.Shape))
 	}
 	gstr := nd.CStrides(p.Shape)
 	base := 0
 	for i, s := range st {
+		if s < 0 || sh[i] < 0 || s+sh[i] > p.Shape[i] {
+			return fmt.Errorf("%s: block at %v of shape %v outside %v", opRandom, st, sh, p.Shape)
+		}
 		base += s * gstr[i]
 	}
 	n := 1
 	for _, s := range sh {
 		n *= s
 	}
+	seed := p.Seed
 	switch p.Dist {
 	case distIntegers:
+		out, ok := data.([]int64)
+		if !ok || off+n > len(out) {
+			return fmt.Errorf("%s: integers into %T", opRandom, data)
+		}
 		lo, hi := int64(p.A), int64(p.B)
 		span := uint64(hi - lo)
-		out := make([]int64, n)
-		k := 0
-		nd.ForEachOffset(sh, gstr, base, func(off, m, _ int) {
-			for j := 0; j < m; j++ {
+		k := off
+		nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
+			o := out[k : k+m]
+			// splitmix(seed, i) with its counter stepped by addition:
+			// the same values, one multiply fewer per element.
+			z := seed + uint64(g+1)*smGamma
+			for j := range o {
+				x := z
+				x = (x ^ (x >> 30)) * smMul1
+				x = (x ^ (x >> 27)) * smMul2
+				x ^= x >> 31
 				// Lemire's multiply-shift maps the 64 random bits onto
 				// [0, span) with a bias below span/2^64: negligible for
 				// the spans arrays use, and no rejection loop to break
 				// the one-element-one-draw rule.
-				h, _ := bits.Mul64(splitmix(p.Seed, uint64(off+j)), span)
-				out[k] = lo + int64(h)
-				k++
+				h, _ := bits.Mul64(x, span)
+				o[j] = lo + int64(h)
+				z += smGamma
 			}
+			k += m
 		})
-		return nd.FromSlice(out, sh...)
 	case distUniform:
+		out, ok := data.([]float64)
+		if !ok || off+n > len(out) {
+			return fmt.Errorf("%s: uniform into %T", opRandom, data)
+		}
 		lo, hi := math.Float64frombits(p.A), math.Float64frombits(p.B)
-		out := make([]float64, n)
-		k := 0
-		nd.ForEachOffset(sh, gstr, base, func(off, m, _ int) {
-			for j := 0; j < m; j++ {
-				out[k] = lo + (hi-lo)*unit(splitmix(p.Seed, uint64(off+j)))
-				k++
+		w := hi - lo
+		k := off
+		nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
+			o := out[k : k+m]
+			z := seed + uint64(g+1)*smGamma
+			for j := range o {
+				x := z
+				x = (x ^ (x >> 30)) * smMul1
+				x = (x ^ (x >> 27)) * smMul2
+				x ^= x >> 31
+				o[j] = lo + w*unit(x)
+				z += smGamma
 			}
+			k += m
 		})
-		return nd.FromSlice(out, sh...)
 	case distNormal:
+		out, ok := data.([]float64)
+		if !ok || off+n > len(out) {
+			return fmt.Errorf("%s: normal into %T", opRandom, data)
+		}
 		mu, sd := math.Float64frombits(p.A), math.Float64frombits(p.B)
-		out := make([]float64, n)
-		k := 0
-		nd.ForEachOffset(sh, gstr, base, func(off, m, _ int) {
+		k := off
+		nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
 			for j := 0; j < m; j++ {
 				// Box–Muller on the pair (2q, 2q+1): even elements take
 				// the cosine, odd ones the sine.
-				e := uint64(off + j)
+				e := uint64(g + j)
 				q := e &^ 1
-				u1 := 1 - unit(splitmix(p.Seed^0x5deece66d, q))
-				u2 := unit(splitmix(p.Seed^0x5deece66d, q+1))
+				u1 := 1 - unit(splitmix(seed^0x5deece66d, q))
+				u2 := unit(splitmix(seed^0x5deece66d, q+1))
 				r := math.Sqrt(-2 * math.Log(u1))
 				var z float64
 				if e&1 == 0 {
@@ -340,9 +397,10 @@ func (p randomP) run(_ context.Context, args []any) (any, error) {
 				k++
 			}
 		})
-		return nd.FromSlice(out, sh...)
+	default:
+		return fmt.Errorf("%s: unknown distribution %d", opRandom, p.Dist)
 	}
-	return nil, fmt.Errorf("%s: unknown distribution %d", opRandom, p.Dist)
+	return nil
 }
 
 type randomLayer struct{ op *op[randomP] }

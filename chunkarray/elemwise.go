@@ -2,6 +2,7 @@ package chunkarray
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -18,6 +19,7 @@ const (
 	kUn               // Op(A)
 	kWhere            // where(A, B, C)
 	kCast             // A as dtype D
+	kRand             // random block A, generated in place (params R)
 )
 
 // enode is one node of a fused expression; operands refer to earlier
@@ -30,6 +32,7 @@ type enode struct {
 	C  int32    `json:"c,omitempty"`
 	S  scalar   `json:"s"`
 	D  nd.DType `json:"d,omitempty"`
+	R  *randomP `json:"r,omitempty"`
 }
 
 // operand of an elementwise layer: an Array or a 0-d scalar.
@@ -54,21 +57,23 @@ func (l *elemLayer) block(*Array, []int) graph.Node {
 	panic("chunkarray: elemLayer blocks are emitted by the collector")
 }
 
-// fused is the expression an elementwise Array computes, with the Arrays
-// whose blocks it reads.
+// fused is the expression an Array computes, with the Arrays whose
+// blocks it reads (leaves) and the random Arrays it generates in place
+// (rands).
 type fused struct {
 	op     *op[elemP]
 	leaves []*Array
+	rands  []*Array
 }
 
-// fusedOf builds (once) the expression of a, pulling in every operand
-// that c.fusable allows.
-func (c *collector) fusedOf(a *Array, e *elemLayer) *fused {
+// fusedOf builds (once) the expression of a (an elementwise, constant or
+// random Array), pulling in every operand that c.fusable allows.
+func (c *collector) fusedOf(a *Array) *fused {
 	if f, ok := c.exprs[a]; ok {
 		return f
 	}
 	var nodes []enode
-	var leaves []*Array
+	var leaves, rands []*Array
 	memo := map[*Array]int32{}
 	var build func(x *Array, top bool) int32
 	add := func(n enode) int32 { nodes = append(nodes, n); return int32(len(nodes) - 1) }
@@ -94,8 +99,16 @@ func (c *collector) fusedOf(a *Array, e *elemLayer) *fused {
 			memo[x] = i
 			return i
 		case *fullLayer:
-			if c.fusable(x) {
+			if top || c.fusable(x) {
 				i = add(enode{K: kFull, S: l.op.p.V})
+				memo[x] = i
+				return i
+			}
+		case *randomLayer:
+			if top || c.fusable(x) {
+				rp := l.op.p
+				rands = append(rands, x)
+				i = add(enode{K: kRand, A: int32(len(rands) - 1), R: &rp})
 				memo[x] = i
 				return i
 			}
@@ -106,40 +119,50 @@ func (c *collector) fusedOf(a *Array, e *elemLayer) *fused {
 		return i
 	}
 	build(a, true)
-	f := &fused{op: newOp(opElemwise, elemP{Nodes: nodes, D: a.dtype}), leaves: leaves}
+	f := &fused{op: newOp(opElemwise, elemP{Nodes: nodes, D: a.dtype}), leaves: leaves, rands: rands}
 	c.exprs[a] = f
 	return f
 }
 
+// blockArgs returns the arguments of the fused task of block idx of x:
+// the block shape, the leaves' blocks mapped by broadcasting, then per
+// random node the start and shape of its block.
+func (c *collector) blockArgs(f *fused, x *Array, idx []int) []graph.Arg {
+	n := len(x.shape)
+	args := make([]graph.Arg, 1, 1+len(f.leaves)+2*len(f.rands))
+	args[0] = graph.Lit(x.blockShape(idx))
+	src := func(l *Array) []int {
+		m := l.NDim()
+		li := make([]int, m)
+		for j := range li {
+			if len(l.chunks[j]) == 1 {
+				li[j] = 0
+			} else {
+				li[j] = idx[j+n-m]
+			}
+		}
+		return li
+	}
+	for _, l := range f.leaves {
+		args = append(args, graph.Ref(l.Key(src(l)...)))
+	}
+	for _, r := range f.rands {
+		li := src(r)
+		args = append(args, graph.Lit(r.blockStart(li)), graph.Lit(r.blockShape(li)))
+	}
+	return args
+}
+
 // emitElem writes one task per block of a: the fused expression applied
 // to the leaves' blocks, mapped by broadcasting.
-func (c *collector) emitElem(a *Array, e *elemLayer) error {
-	f := c.fusedOf(a, e)
-	n := len(a.shape)
+func (c *collector) emitElem(a *Array) error {
+	f := c.fusedOf(a)
 	var err error
-	lidx := make([][]int, len(f.leaves))
-	for i, l := range f.leaves {
-		lidx[i] = make([]int, l.NDim())
-	}
 	forBlocks(a.NumBlocks(), func(idx []int) {
 		if err != nil {
 			return
 		}
-		args := make([]graph.Arg, 1+len(f.leaves))
-		args[0] = graph.Lit(a.blockShape(idx))
-		for i, l := range f.leaves {
-			m := l.NDim()
-			li := lidx[i]
-			for j := range li {
-				if len(l.chunks[j]) == 1 {
-					li[j] = 0
-				} else {
-					li[j] = idx[j+n-m]
-				}
-			}
-			args[1+i] = graph.Ref(l.Key(li...))
-		}
-		err = c.g.Set(a.Key(idx...), graph.Task(f.op, args...))
+		err = c.g.Set(a.Key(idx...), graph.Task(f.op, c.blockArgs(f, a, idx)...))
 	})
 	return err
 }
@@ -149,57 +172,88 @@ func (c *collector) emitElem(a *Array, e *elemLayer) error {
 // the per-tile bookkeeping is noise.
 const tileElems = 1 << 14
 
-// elemP evaluates a fused expression. Args: the block shape, then the
-// input blocks.
+// elemP evaluates a fused expression. Args: see collector.blockArgs.
 type elemP struct {
 	Nodes []enode  `json:"nodes"`
 	D     nd.DType `json:"dtype"`
 }
 
 func (p elemP) run(_ context.Context, args []any) (any, error) {
-	shape, err := argInts(args, 0, opElemwise)
+	ev, shape, err := newEvaluator(&p, args, opElemwise)
 	if err != nil {
 		return nil, err
 	}
-	ins := make([]*nd.Array, len(args)-1)
-	for i := range ins {
-		if ins[i], err = argArray(args[i+1], opElemwise); err != nil {
+	if size(shape) == 0 {
+		return nd.Zeros(p.D, shape...)
+	}
+	if ev.constant() {
+		// Every input is constant over the block: evaluate the expression
+		// once on one element and return a zero-stride block, as the
+		// inputs were, instead of materialising it.
+		r, err := ev.eval(wholeRegion(shape), nil)
+		if err != nil {
 			return nil, err
 		}
+		if r.DType() != p.D {
+			if r, err = r.AsType(p.D); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
 	}
 	out, err := nd.Zeros(p.D, shape...)
 	if err != nil {
 		return nil, err
 	}
-	if out.Size() == 0 {
-		return out, nil
-	}
-	ev := evaluator{p: &p, ins: ins, vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes))}
-	for i, n := range p.Nodes {
-		if n.K == kConst {
-			if ev.vals[i], err = n.S.array(); err != nil {
-				return nil, err
-			}
+	err = forTiles(shape, func(sl []nd.Slice1) error {
+		dst, err := out.Slice(sl...)
+		if err != nil {
+			return err
 		}
+		r, err := ev.eval(sl, dst)
+		if err != nil || r == dst {
+			return err
+		}
+		return copyInto(dst, r)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
+}
+
+func size(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+func wholeRegion(shape []int) []nd.Slice1 {
+	sl := make([]nd.Slice1, len(shape))
+	for ax := range sl {
+		sl[ax] = nd.Slice1{Start: 0, Stop: shape[ax], Step: 1}
+	}
+	return sl
+}
+
+// forTiles calls fn with the tiles of a block of shape in C order: whole
+// trailing axes whose product fits tileElems, and a range of the next
+// axis; earlier axes one index at a time. A tile is then contiguous in a
+// C-ordered block. sl is reused between calls.
+func forTiles(shape []int, fn func(sl []nd.Slice1) error) error {
 	nax := len(shape)
-	// Tiles: whole trailing axes whose product fits tileElems, and a range
-	// of the next axis; earlier axes one index at a time. A tile is then
-	// contiguous in the C-ordered output.
 	inner, k := 1, nax-1
 	for k >= 0 && inner*shape[k] <= tileElems {
 		inner *= shape[k]
 		k--
 	}
-	sl := make([]nd.Slice1, nax)
-	for ax := range sl {
-		sl[ax] = nd.Slice1{Start: 0, Stop: shape[ax], Step: 1}
-	}
+	sl := wholeRegion(shape)
 	if k < 0 {
-		return out, ev.tile(out, sl)
+		return fn(sl)
 	}
 	rows := max(1, tileElems/inner)
-	outer := shape[:k]
 	idx := make([]int, k)
 	for {
 		for ax := 0; ax < k; ax++ {
@@ -207,30 +261,125 @@ func (p elemP) run(_ context.Context, args []any) (any, error) {
 		}
 		for s := 0; s < shape[k]; s += rows {
 			sl[k] = nd.Slice1{Start: s, Stop: min(s+rows, shape[k]), Step: 1}
-			if err := ev.tile(out, sl); err != nil {
-				return nil, err
+			if err := fn(sl); err != nil {
+				return err
 			}
 		}
 		ax := k - 1
 		for ; ax >= 0; ax-- {
 			idx[ax]++
-			if idx[ax] < outer[ax] {
+			if idx[ax] < shape[ax] {
 				break
 			}
 			idx[ax] = 0
 		}
 		if ax < 0 {
-			break
+			return nil
 		}
 	}
-	return out, nil
 }
 
+// randBlock is the block of a random node that a fused task generates:
+// its start in the whole array and its shape.
+type randBlock struct{ start, shape []int }
+
 type evaluator struct {
-	p    *elemP
-	ins  []*nd.Array
-	vals []*nd.Array
-	bufs []*nd.Array // per node, 1-d, reused from tile to tile
+	p      *elemP
+	shape  []int // the output block's
+	ins    []*nd.Array
+	rands  []randBlock
+	vals   []*nd.Array
+	bufs   []*nd.Array // per node, 1-d, reused from tile to tile
+	consts []*nd.Array // per kConst node, its 0-d value
+}
+
+// newEvaluator decodes the arguments of a fused task.
+func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error) {
+	shape, err := argInts(args, 0, opName)
+	if err != nil {
+		return nil, nil, err
+	}
+	nin, nrand := 0, 0
+	for _, n := range p.Nodes {
+		switch n.K {
+		case kIn:
+			nin++
+		case kRand:
+			nrand++
+		}
+	}
+	if len(args) != 1+nin+2*nrand {
+		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs and %d random blocks", opName, len(args), nin, nrand)
+	}
+	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand),
+		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes))}
+	for i := range ev.ins {
+		if ev.ins[i], err = argArray(args[1+i], opName); err != nil {
+			return nil, nil, err
+		}
+	}
+	for i := range ev.rands {
+		st, err1 := argInts(args, 1+nin+2*i, opName)
+		sh, err2 := argInts(args, 2+nin+2*i, opName)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, nil, err
+		}
+		ev.rands[i] = randBlock{st, sh}
+	}
+	for i, n := range p.Nodes {
+		switch n.K {
+		case kConst:
+			if ev.consts[i], err = n.S.array(); err != nil {
+				return nil, nil, err
+			}
+		case kRand:
+			if n.R == nil || int(n.A) >= nrand || len(ev.rands[n.A].start) != len(n.R.Shape) || len(ev.rands[n.A].shape) != len(n.R.Shape) {
+				return nil, nil, fmt.Errorf("%s: bad random node %d", opName, i)
+			}
+		case kIn:
+			if int(n.A) >= nin {
+				return nil, nil, fmt.Errorf("%s: bad input node %d", opName, i)
+			}
+		}
+	}
+	return ev, shape, nil
+}
+
+// constant reports whether every input of the expression is constant
+// over the block.
+func (ev *evaluator) constant() bool {
+	if len(ev.rands) > 0 {
+		return false
+	}
+	for _, in := range ev.ins {
+		if !isConst(in) {
+			return false
+		}
+	}
+	return true
+}
+
+// isConst reports whether every element of a is the same one: every axis
+// has stride 0 or length 1 (a zero-stride block, a 0-d scalar).
+func isConst(a *nd.Array) bool {
+	sh := a.Shape()
+	for i, s := range a.Strides() {
+		if s != 0 && sh[i] != 1 {
+			return false
+		}
+	}
+	return a.Size() > 0
+}
+
+// first returns the one-element view of a at its origin, keeping a's
+// number of axes (so that numpy's value-based casting sees an array as an
+// array and a 0-d scalar as a scalar).
+func first(a *nd.Array) (*nd.Array, error) {
+	sl := make([]nd.Slice1, a.NDim())
+	for i := range sl {
+		sl[i] = nd.Slice1{Start: 0, Stop: 1, Step: 1}
+	}
+	return a.Slice(sl...)
 }
 
 // buffer returns a view of node i's buffer with shape and dtype d.
@@ -254,21 +403,27 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 	return v.Reshape(shape...)
 }
 
-// tile evaluates the expression on region sl of out.
-func (ev *evaluator) tile(out *nd.Array, sl []nd.Slice1) error {
-	dst, err := out.Slice(sl...)
-	if err != nil {
-		return err
+// eval evaluates the expression on region sl of the output block and
+// returns it with the region's shape. The last node writes into dst when
+// dst is not nil and has its dtype and shape; then dst is returned. A node
+// whose operands are all constant is computed on one element and
+// broadcast: constant inputs stay zero-stride through the expression.
+func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
+	tshape := make([]int, len(sl))
+	for i, s := range sl {
+		tshape[i] = s.Stop - s.Start
 	}
-	tshape := dst.Shape()
 	last := len(ev.p.Nodes) - 1
+	var err error
 	for i, n := range ev.p.Nodes {
 		var v *nd.Array
 		switch n.K {
 		case kConst:
-			continue
+			v = ev.consts[i]
 		case kIn:
-			v, err = leafView(ev.ins[n.A], sl, out.Shape())
+			v, err = leafView(ev.ins[n.A], sl, ev.shape)
+		case kRand:
+			v, err = ev.random(i, n, sl)
 		case kFull:
 			v, err = nd.Full(n.S.D, n.S.value(), tshape...)
 		case kBin:
@@ -281,7 +436,11 @@ func (ev *evaluator) tile(out *nd.Array, sl []nd.Slice1) error {
 			if sh, err = nd.BroadcastShapes(nd.BinaryOp(n.Op).String(), a.Shape(), b.Shape()); err != nil {
 				break
 			}
-			if i == last && d == dst.DType() && sameShape(sh, tshape) {
+			if isConst(a) && isConst(b) {
+				v, err = constBinary(nd.BinaryOp(n.Op), d, a, b, sh)
+				break
+			}
+			if i == last && dst != nil && d == dst.DType() && sameShape(sh, tshape) {
 				v = dst
 			} else if v, err = ev.buffer(i, d, sh); err != nil {
 				break
@@ -293,28 +452,129 @@ func (ev *evaluator) tile(out *nd.Array, sl []nd.Slice1) error {
 			if d, err = nd.UnaryResultType(nd.UnaryOp(n.Op), a.DType()); err != nil {
 				break
 			}
-			if i == last && d == dst.DType() && sameShape(a.Shape(), tshape) {
+			if isConst(a) {
+				v, err = constUnary(nd.UnaryOp(n.Op), d, a)
+				break
+			}
+			if i == last && dst != nil && d == dst.DType() && sameShape(a.Shape(), tshape) {
 				v = dst
 			} else if v, err = ev.buffer(i, d, a.Shape()); err != nil {
 				break
 			}
 			err = nd.UnaryInto(nd.UnaryOp(n.Op), v, a)
 		case kWhere:
-			v, err = nd.Where(ev.vals[n.A], ev.vals[n.B], ev.vals[n.C])
+			c, a, b := ev.vals[n.A], ev.vals[n.B], ev.vals[n.C]
+			if isConst(c) && isConst(a) && isConst(b) {
+				v, err = constWhere(c, a, b)
+				break
+			}
+			v, err = nd.Where(c, a, b)
 		case kCast:
-			v, err = ev.vals[n.A].AsType(n.D)
+			a := ev.vals[n.A]
+			if isConst(a) {
+				var one *nd.Array
+				if one, err = first(a); err == nil {
+					if one, err = one.AsType(n.D); err == nil {
+						v, err = one.BroadcastTo(a.Shape()...)
+					}
+				}
+				break
+			}
+			v, err = a.AsType(n.D)
 		default:
 			err = fmt.Errorf("%s: bad node kind %d", opElemwise, n.K)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ev.vals[i] = v
 	}
-	if r := ev.vals[last]; r != dst {
-		return copyInto(dst, r)
+	r := ev.vals[last]
+	if r != dst && !sameShape(r.Shape(), tshape) {
+		return r.BroadcastTo(tshape...)
 	}
-	return nil
+	return r, nil
+}
+
+func constBinary(op nd.BinaryOp, d nd.DType, a, b *nd.Array, sh []int) (*nd.Array, error) {
+	a1, err1 := first(a)
+	b1, err2 := first(b)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	ones := make([]int, len(sh))
+	for i := range ones {
+		ones[i] = 1
+	}
+	r, err := nd.Zeros(d, ones...)
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.BinaryInto(op, r, a1, b1); err != nil {
+		return nil, err
+	}
+	return r.BroadcastTo(sh...)
+}
+
+func constUnary(op nd.UnaryOp, d nd.DType, a *nd.Array) (*nd.Array, error) {
+	a1, err := first(a)
+	if err != nil {
+		return nil, err
+	}
+	r, err := nd.Zeros(d, a1.Shape()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.UnaryInto(op, r, a1); err != nil {
+		return nil, err
+	}
+	return r.BroadcastTo(a.Shape()...)
+}
+
+func constWhere(c, a, b *nd.Array) (*nd.Array, error) {
+	sh, err := nd.BroadcastShapes("where", c.Shape(), a.Shape(), b.Shape())
+	if err != nil {
+		return nil, err
+	}
+	c1, err1 := first(c)
+	a1, err2 := first(a)
+	b1, err3 := first(b)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	r, err := nd.Where(c1, a1, b1)
+	if err != nil {
+		return nil, err
+	}
+	return r.BroadcastTo(sh...)
+}
+
+// random generates the part of random node i's block that region sl of
+// the output block reads (broadcast axes collapsed, as leafView does).
+func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
+	rb := ev.rands[n.A]
+	m, nout := len(rb.shape), len(ev.shape)
+	if m > nout {
+		return nil, fmt.Errorf("%s: random block of %d axes in a block of %d", opElemwise, m, nout)
+	}
+	rs := make([]int, m)
+	st := make([]int, m)
+	for j := range rs {
+		ax := j + nout - m
+		if rb.shape[j] == 1 && ev.shape[ax] != 1 {
+			rs[j], st[j] = 1, rb.start[j]
+		} else {
+			rs[j], st[j] = sl[ax].Stop-sl[ax].Start, rb.start[j]+sl[ax].Start
+		}
+	}
+	v, err := ev.buffer(i, n.R.dtype(), rs)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.R.fill(v.Data(), v.Offset(), st, rs); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // leafView returns the part of input block b that region sl of an output

@@ -170,6 +170,112 @@ func (p reduceP) run(_ context.Context, args []any) (any, error) {
 	return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
 }
 
+// reduceFusedP is the chunk stage of a reduction fused with the
+// expression that makes its input: Args as elemP's (collector.blockArgs).
+// The expression is evaluated tile by tile (constant blocks in one go)
+// and each tile is reduced into the block's partial, so that the input
+// block never exists as a whole: a sum over a random or elementwise array
+// streams through cache-sized buffers. Float partials are summed per tile
+// and then tile after tile, a different association from one pairwise
+// sum over the block (the unfused graph's); within rounding of it.
+type reduceFusedP struct {
+	E elemP   `json:"e"`
+	R reduceP `json:"r"`
+}
+
+func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(&p.E, args, opReduceFused)
+	if err != nil {
+		return nil, err
+	}
+	red := make([]bool, len(shape))
+	for _, ax := range p.R.Axes {
+		if ax < 0 || ax >= len(shape) {
+			return nil, fmt.Errorf("%s: axis %d of a block of %d axes", opReduceFused, ax, len(shape))
+		}
+		red[ax] = true
+	}
+	if size(shape) == 0 || ev.constant() {
+		r, err := ev.eval(wholeRegion(shape), nil)
+		if size(shape) == 0 {
+			r, err = nd.Zeros(p.E.D, shape...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return nd.Reduce(p.R.Op, r, p.R.Axes, true)
+	}
+	accShape := make([]int, len(shape))
+	for i, s := range shape {
+		accShape[i] = s
+		if red[i] {
+			accShape[i] = 1
+		}
+	}
+	var acc *nd.Array
+	bop := combineOps[p.R.Op]
+	asl := make([]nd.Slice1, len(shape))
+	err = forTiles(shape, func(sl []nd.Slice1) error {
+		r, err := ev.eval(sl, nil)
+		if err != nil {
+			return err
+		}
+		part, err := nd.Reduce(p.R.Op, r, p.R.Axes, true)
+		if err != nil {
+			return err
+		}
+		if acc == nil {
+			if acc, err = nd.Zeros(part.DType(), accShape...); err != nil {
+				return err
+			}
+		}
+		// Tiles come in C order and cover trailing axes whole, so a
+		// tile is the first to reach its part of the partial exactly
+		// when it starts at 0 along every reduced axis.
+		firstTouch := true
+		for ax, s := range sl {
+			asl[ax] = s
+			if red[ax] {
+				asl[ax] = nd.Slice1{Start: 0, Stop: 1, Step: 1}
+				if s.Start != 0 {
+					firstTouch = false
+				}
+			}
+		}
+		view, err := acc.Slice(asl...)
+		if err != nil {
+			return err
+		}
+		if firstTouch {
+			return copyInto(view, part)
+		}
+		return nd.BinaryInto(bop, view, view, part)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return acc, nil
+}
+
+// emitReduceFused writes the chunk-stage tasks of a, whose input l.in is
+// fused into them.
+func (c *collector) emitReduceFused(a *Array, l *reduceLayer) error {
+	f := c.fusedOf(l.in)
+	o := newOp(opReduceFused, reduceFusedP{E: f.op.p, R: l.op.p})
+	var err error
+	forBlocks(a.NumBlocks(), func(idx []int) {
+		if err != nil {
+			return
+		}
+		err = c.g.Set(a.Key(idx...), graph.Task(o, c.blockArgs(f, l.in, idx)...))
+	})
+	return err
+}
+
+const opReduceFused = "chunkarray.reduce-fused"
+
+func init() { register[reduceFusedP](opReduceFused) }
+
 // dropAxes reshapes a keepdims result to drop the (length-1) axes.
 func dropAxes(a *nd.Array, axes []int) (*nd.Array, error) {
 	var sh []int
