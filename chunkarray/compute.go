@@ -95,7 +95,26 @@ func (c *collector) fusable(x *Array) bool {
 	case *elemLayer, *fullLayer, *randomLayer:
 		return true
 	}
-	return false
+	_, ok := constOf(x)
+	return ok
+}
+
+// constOf returns the value of x when every element of x is that value:
+// a constant array (Ones, Full) or a selection or transposition of one.
+// Such an x fuses into its consumer as a constant and is never a task.
+func constOf(x *Array) (scalar, bool) {
+	for {
+		switch l := x.lay.(type) {
+		case *fullLayer:
+			return l.op.p.V, true
+		case *getitemLayer:
+			x = l.in
+		case *transposeLayer:
+			x = l.in
+		default:
+			return scalar{}, false
+		}
+	}
 }
 
 // fusedReduce returns the reduction layer of a when a is the chunk stage

@@ -98,9 +98,9 @@ func (c *collector) fusedOf(a *Array) *fused {
 			i = add(enode{K: l.kind, Op: l.op, A: args[0], B: args[1], C: args[2], D: l.d})
 			memo[x] = i
 			return i
-		case *fullLayer:
-			if top || c.fusable(x) {
-				i = add(enode{K: kFull, S: l.op.p.V})
+		case *fullLayer, *getitemLayer, *transposeLayer:
+			if v, ok := constOf(x); ok && (top || c.fusable(x)) {
+				i = add(enode{K: kFull, S: v})
 				memo[x] = i
 				return i
 			}
