@@ -2,8 +2,9 @@
 //
 //	tessera demo [-out DIR]                 run the seed tutorial's examples
 //	tessera bench [-json] [-schedulers sync,threads] [-reps N] [WORKLOAD|GROUP ...]
+//	tessera chunktune [-workload W] [-chunks 500,200,100,50] [-schedulers sync,threads] [-reps N] [-plot FILE.png]
 //
-// Later issues add worker, scheduler and chunktune.
+// Later issues add worker and scheduler.
 package main
 
 import (
@@ -26,6 +27,7 @@ const usage = `usage: tessera <command> [flags]
 commands:
   demo    run the seed tutorial's delayed examples and draw their task graph
   bench   time built-in workloads on the schedulers, one JSON line each
+  chunktune  time an array workload over chunk sizes and schedulers, plot, recommend
   help    print this text
 
 Run "tessera <command> -h" for a command's flags.
@@ -43,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
+	case "chunktune":
+		return runChunktune(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
