@@ -1,0 +1,318 @@
+package chunkarray
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/graph"
+)
+
+// BlockFunc computes one output block from the corresponding input blocks
+// (MapBlocks, Blockwise, MapOverlap). It must not modify its inputs.
+type BlockFunc func(info BlockInfo, blocks ...*nd.Array) (*nd.Array, error)
+
+// BlockInfo tells a BlockFunc where its block is (dask's block_info).
+type BlockInfo struct {
+	// Index is the block's index in the output's block grid.
+	Index []int
+	// Location is, per axis, the [start, stop) of the block passed to
+	// the function, in the array's coordinates. For MapOverlap it covers
+	// the ghost cells, and may reach below 0 or beyond the shape at the
+	// array's edges.
+	Location [][2]int
+	// Shape is the output array's shape.
+	Shape []int
+}
+
+// blockFuncs is the registry of block functions, by name. Like
+// graph.RegisterOp it is process-wide: a worker rebuilds a task from the
+// function's name alone, so the function must be registered under the
+// same name in every process (in an init function, as gob.Register).
+var blockFuncs = struct {
+	sync.RWMutex
+	m map[string]BlockFunc
+}{m: map[string]BlockFunc{}}
+
+// RegisterBlockFunc records fn under name for MapBlocks, Blockwise and
+// MapOverlap. Registering the same function again under its name is a
+// no-op; another function under a taken name, or an empty name, is an
+// error.
+func RegisterBlockFunc(name string, fn BlockFunc) error {
+	if name == "" || fn == nil {
+		return fmt.Errorf("chunkarray: register block function %q: empty name or nil function", name)
+	}
+	blockFuncs.Lock()
+	defer blockFuncs.Unlock()
+	if old, ok := blockFuncs.m[name]; ok {
+		if reflect.ValueOf(old).Pointer() == reflect.ValueOf(fn).Pointer() {
+			return nil
+		}
+		return fmt.Errorf("chunkarray: register block function %q: name taken by another function", name)
+	}
+	blockFuncs.m[name] = fn
+	return nil
+}
+
+func lookupBlockFunc(name string) (BlockFunc, bool) {
+	blockFuncs.RLock()
+	defer blockFuncs.RUnlock()
+	fn, ok := blockFuncs.m[name]
+	return fn, ok
+}
+
+// BlockOpts describe the output of MapBlocks, Blockwise and MapOverlap.
+type BlockOpts struct {
+	// DType of the output; the zero value means the first input's.
+	DType nd.DType
+	// Chunks of the output, one list per axis with as many chunks as the
+	// block grid has along it; nil means the inputs' (unified) chunks.
+	Chunks [][]int
+}
+
+// BlockArg is one input of Blockwise: an array and the index letters of
+// its axes.
+type BlockArg struct {
+	X   *Array
+	Ind string
+}
+
+// In pairs x with the index letters of its axes for Blockwise.
+func In(x *Array, ind string) BlockArg { return BlockArg{X: x, Ind: ind} }
+
+// Blockwise applies the registered function fn to aligned blocks, with
+// dask's index notation: Blockwise("f", "ij", o, In(x, "ij"), In(y, "j"))
+// calls f on block (i, j) of x and block j of y for output block (i, j).
+// Chunks along one letter are unified across inputs (union of the
+// boundaries); an axis of length 1 meets every block of the others
+// (broadcast). Every output letter must appear in an input; contraction
+// (an input letter missing from the output) is not supported.
+func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
+	const name = "blockwise"
+	if len(args) == 0 {
+		return errorf(name, nil, "%s: no inputs", fn)
+	}
+	if _, ok := lookupBlockFunc(fn); !ok {
+		return errorf(name, nil, "block function %q is not registered (RegisterBlockFunc)", fn)
+	}
+	shapes := make([][]int, len(args))
+	for i, a := range args {
+		if err := a.X.Err(); err != nil {
+			return errArray(err)
+		}
+		shapes[i] = a.X.shape
+		if len(a.Ind) != a.X.NDim() {
+			return errorf(name, shapes, "%s: index %q for an array of %d axes", fn, a.Ind, a.X.NDim())
+		}
+		for _, r := range a.Ind {
+			if !strings.ContainsRune(outInd, r) {
+				return errorf(name, shapes, "%s: index %q of an input is not in the output %q (contraction is not supported)", fn, r, outInd)
+			}
+		}
+	}
+	n := len(outInd)
+	shape := make([]int, n)
+	chunks := make([][]int, n)
+	for k, r := range []rune(outInd) {
+		length := -1
+		var cs [][]int
+		for _, a := range args {
+			j := strings.IndexRune(a.Ind, r)
+			if j < 0 {
+				continue
+			}
+			s := a.X.shape[j]
+			if s == 1 {
+				continue
+			}
+			if length >= 0 && s != length {
+				return errorf(name, shapes, "%s: index %q has lengths %d and %d", fn, r, length, s)
+			}
+			length = s
+			cs = append(cs, a.X.chunks[j])
+		}
+		if length < 0 { // every input has length 1 there (or none uses it)
+			length = 1
+			cs = [][]int{{1}}
+			found := false
+			for _, a := range args {
+				if strings.ContainsRune(a.Ind, r) {
+					found = true
+				}
+			}
+			if !found {
+				return errorf(name, shapes, "%s: output index %q appears in no input", fn, r)
+			}
+		}
+		shape[k], chunks[k] = length, unionChunks(cs)
+	}
+	d := args[0].X.dtype
+	if o.DType != nd.Invalid {
+		d = o.DType
+	}
+	l := &blockwiseLayer{fn: fn}
+	toks := []any{fn, outInd, int(d)}
+	for _, a := range args {
+		want := slices.Clone(a.X.chunks)
+		var m []int
+		for j, r := range a.Ind {
+			k := strings.IndexRune(outInd, r)
+			if a.X.shape[j] == 1 && shape[k] != 1 {
+				m = append(m, -1)
+				continue
+			}
+			m = append(m, k)
+			want[j] = chunks[k]
+		}
+		x := a.X.Rechunk(want)
+		if x.err != nil {
+			return errArray(x.err)
+		}
+		l.ins = append(l.ins, x)
+		l.maps = append(l.maps, m)
+		toks = append(toks, x.name, a.Ind)
+	}
+	if o.Chunks != nil {
+		if len(o.Chunks) != n {
+			return errorf(name, shapes, "%s: %d output chunk lists for %d axes", fn, len(o.Chunks), n)
+		}
+		for k := range o.Chunks {
+			if len(o.Chunks[k]) != len(chunks[k]) {
+				return errorf(name, shapes, "%s: output chunks %v on axis %d for a grid of %d blocks", fn, o.Chunks[k], k, len(chunks[k]))
+			}
+		}
+		chunks = make([][]int, n)
+		for k, c := range o.Chunks {
+			chunks[k] = slices.Clone(c)
+			shape[k] = sum(c)
+		}
+	}
+	toks = append(toks, chunksToken(chunks))
+	l.op = newOp(opBlock, blockP{Fn: fn, D: d, Shape: shape})
+	return newArray(fn, shape, chunks, d, l, toks...)
+}
+
+// MapBlocks applies the registered function fn to the corresponding
+// blocks of arrays (dask's map_blocks): arrays are aligned on their last
+// axes and their chunks unified as Blockwise does; the output has the
+// dimensions of the input with the most.
+func MapBlocks(fn string, o BlockOpts, arrays ...*Array) *Array {
+	n := 0
+	for _, a := range arrays {
+		if err := a.Err(); err != nil {
+			return errArray(err)
+		}
+		n = max(n, a.NDim())
+	}
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	if n > len(letters) {
+		return errorf("map_blocks", nil, "%s: %d axes", fn, n)
+	}
+	out := letters[:n]
+	args := make([]BlockArg, len(arrays))
+	for i, a := range arrays {
+		args[i] = In(a, out[n-a.NDim():])
+	}
+	return Blockwise(fn, out, o, args...)
+}
+
+type blockwiseLayer struct {
+	fn   string
+	ins  []*Array
+	maps [][]int // per input axis: the output axis, -1 broadcast (block 0)
+	op   *op[blockP]
+}
+
+func (l *blockwiseLayer) inputs() []*Array { return l.ins }
+
+func (l *blockwiseLayer) block(a *Array, idx []int) graph.Node {
+	args := make([]graph.Arg, 0, len(l.ins)+1)
+	args = append(args, graph.Lit(blockGeo(a, idx)))
+	for i, x := range l.ins {
+		src := make([]int, x.NDim())
+		for j, k := range l.maps[i] {
+			if k >= 0 {
+				src[j] = idx[k]
+			}
+		}
+		args = append(args, graph.Ref(x.Key(src...)))
+	}
+	return graph.Task(l.op, args...)
+}
+
+// blockGeo encodes a block's index and location: per axis index, start,
+// stop.
+func blockGeo(a *Array, idx []int) []int {
+	st := a.blockStart(idx)
+	geo := make([]int, 0, 3*len(idx))
+	for i, b := range idx {
+		geo = append(geo, b, st[i], st[i]+a.chunks[i][b])
+	}
+	return geo
+}
+
+func infoOf(geo, shape []int) BlockInfo {
+	n := len(geo) / 3
+	info := BlockInfo{Index: make([]int, n), Location: make([][2]int, n), Shape: shape}
+	for i := range n {
+		info.Index[i] = geo[3*i]
+		info.Location[i] = [2]int{geo[3*i+1], geo[3*i+2]}
+	}
+	return info
+}
+
+const opBlock = "chunkarray.block"
+
+func init() { register[blockP](opBlock) }
+
+// blockP calls a registered block function. Args: the block geometry
+// (blockGeo), the input blocks.
+type blockP struct {
+	Fn    string   `json:"fn"`
+	D     nd.DType `json:"dtype"`
+	Shape []int    `json:"shape"`
+}
+
+func (p blockP) run(_ context.Context, args []any) (any, error) {
+	fn, ok := lookupBlockFunc(p.Fn)
+	if !ok {
+		return nil, fmt.Errorf("%s: block function %q is not registered in this process", opBlock, p.Fn)
+	}
+	geo, err := argInts(args, 0, opBlock)
+	if err != nil {
+		return nil, err
+	}
+	blocks := make([]*nd.Array, len(args)-1)
+	for i, v := range args[1:] {
+		if blocks[i], err = argArray(v, opBlock); err != nil {
+			return nil, err
+		}
+	}
+	info := infoOf(geo, p.Shape)
+	out, err := fn(info, blocks...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: block %v: %w", p.Fn, info.Index, err)
+	}
+	return checkBlock(p.Fn, info, out, p.D)
+}
+
+// checkBlock checks that a block function kept its promise of shape and
+// dtype.
+func checkBlock(fn string, info BlockInfo, out *nd.Array, d nd.DType) (*nd.Array, error) {
+	want := make([]int, len(info.Location))
+	for i, l := range info.Location {
+		want[i] = l[1] - l[0]
+	}
+	if out == nil {
+		return nil, &Error{Op: fn, Reason: fmt.Sprintf("block %v: function returned nil", info.Index)}
+	}
+	if !slices.Equal(out.Shape(), want) || out.DType() != d {
+		return nil, &Error{Op: fn, Shapes: [][]int{want, out.Shape()},
+			Reason: fmt.Sprintf("block %v: promised %s, function returned %s", info.Index, d, out.DType())}
+	}
+	return out, nil
+}
