@@ -27,12 +27,14 @@ var (
 	delayedSquare = delayed.Fn1("square", square)
 )
 
-// runDemo walks through the seed tutorial's delayed examples: it prints
-// each result, and draws the x²+y² graph as the tutorial's visualize does.
+// runDemo walks through the seed tutorial's delayed and array examples: it
+// prints each result, and draws the x²+y² and normalisation graphs as the
+// tutorial's visualize does.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tessera demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "tessera-demo", "folder for the task-graph pictures")
+	zarrN := fs.Int("zarr-size", 10000, "side of the demo's zarr image (the tutorial's 10000)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -40,7 +42,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tessera demo: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	if err := demo(ctx, *out, stdout); err != nil {
+	err := demo(ctx, *out, stdout)
+	if err == nil {
+		err = demoArrays(ctx, *out, *zarrN, stdout)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "tessera demo: %v\n", err)
 		return 1
 	}

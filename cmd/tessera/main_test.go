@@ -13,7 +13,7 @@ import (
 func TestDemo(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"demo", "-out", dir}, &out, &errb); code != 0 {
+	if code := run(context.Background(), []string{"demo", "-out", dir, "-zarr-size", "1500"}, &out, &errb); code != 0 {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
 	}
 	// The values the seed tutorial prints, from the formulas themselves.
@@ -21,18 +21,25 @@ func TestDemo(t *testing.T) {
 		"computed:   3",
 		"eager add(square(x), square(y)) = 13, delayed = 13",
 		"sum = 536887296", // Σ_{i<32768} (i+1) = 32768·32769/2
+		// The array examples: ones, sin(1) = 0.841471, max 1 per image.
+		"computed: [1 1 1 1 1 1 1 1 1 1]",
+		"[[0.841471 0.841471 0.841471 0.841471 0.841471]\n [0.841471",
+		"max over axes (1, 2): [1 1 1]; sum of the normalised images: 3e+06",
+		"eager and chunked agree",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
 	}
-	pics, _ := filepath.Glob(filepath.Join(dir, "sum-squares.*"))
-	if len(pics) != 1 {
-		t.Fatalf("want one picture in %s, got %v", dir, pics)
-	}
-	b, err := os.ReadFile(pics[0])
-	if err != nil || len(b) == 0 {
-		t.Fatalf("picture %s: %v (%d bytes)", pics[0], err, len(b))
+	for _, name := range []string{"sum-squares.*", "array-normalize.*"} {
+		pics, _ := filepath.Glob(filepath.Join(dir, name))
+		if len(pics) != 1 {
+			t.Fatalf("want one picture %s in %s, got %v", name, dir, pics)
+		}
+		b, err := os.ReadFile(pics[0])
+		if err != nil || len(b) == 0 {
+			t.Fatalf("picture %s: %v (%d bytes)", pics[0], err, len(b))
+		}
 	}
 }
 
