@@ -226,6 +226,66 @@ var conformanceExprs = map[string]confExpr{
 	"matmul_batch_batch": func(in []*Array) *Array { return Matmul(in[0], in[1]) },
 	"matmul_bad":         func(in []*Array) *Array { return Matmul(in[0], in[1]) },
 
+	// reductions fed by an elementwise expression
+	"fusedred_sum_sin_mul": func(in []*Array) *Array { return in[0].Sin().Mul(in[1]).Sum(1) },
+	"fusedred_mean_bcast":  func(in []*Array) *Array { return in[0].Add(in[1]).Mean(0, 2) },
+	"fusedred_max_where": func(in []*Array) *Array {
+		return Where(in[0].Greater(0), in[0], in[1].Neg()).Max(2)
+	},
+	"fusedred_argmax_mul": func(in []*Array) *Array { return in[0].Mul(-2).ArgMax(1, false) },
+	"fusedred_var_sq": func(in []*Array) *Array {
+		return in[0].Mul(in[0]).Reduce(nd.Var, []int{0}, ReduceOpts{Ddof: 1})
+	},
+	"fusedred_sum_astype_sq": func(in []*Array) *Array { return in[0].AsType(nd.Int64).Pow(2).Sum() },
+	"fusedred_sum_col_times_t": func(in []*Array) *Array {
+		return Sin(in[0].Index(All(), At(0))).Mul(in[0].T()).Sum()
+	},
+	"fusedred_any_greater":  func(in []*Array) *Array { return in[0].Greater(2.9).Any(1, 2) },
+	"fusedred_sum_nan_expr": func(in []*Array) *Array { return in[0].Mul(2).Add(1).Sum(2) },
+	"fusedred_prod_keepdims": func(in []*Array) *Array {
+		return in[0].Div(2).Reduce(nd.Prod, []int{1}, ReduceOpts{Keepdims: true})
+	},
+
+	// constant arrays in expressions, chunked as the input
+	"const_ones_mul_sum": func(in []*Array) *Array {
+		return Ones(in[0].Shape(), nd.Float64, in[0].Chunks()).Mul(in[0]).Sum(1)
+	},
+	"const_full_add": func(in []*Array) *Array {
+		return Full(in[0].Shape(), 2.5, nd.Float64, in[0].Chunks()).Add(in[0])
+	},
+	"const_full_int_sum": func(in []*Array) *Array {
+		return Full(in[0].Shape(), 3, nd.Int32, in[0].Chunks()).Mul(in[0]).Sum(0)
+	},
+	"const_ones_sum": func(in []*Array) *Array { return Ones(in[0].Shape(), nd.Float64, in[0].Chunks()).Sum() },
+	"const_zeros_max": func(in []*Array) *Array {
+		return Maximum(Zeros(in[0].Shape(), nd.Float64, in[0].Chunks()), in[0])
+	},
+
+	// creation functions, chunked as the input
+	"create_arange_int":      func(in []*Array) *Array { return Arange(-4, 14, 2, nd.Int64, in[0].Chunks()) },
+	"create_arange_float":    func(in []*Array) *Array { return Arange(0.5, 5, 0.5, nd.Float64, in[0].Chunks()) },
+	"create_arange_neg_step": func(in []*Array) *Array { return Arange(10, 1, -1, nd.Int32, in[0].Chunks()) },
+	"create_linspace":        func(in []*Array) *Array { return Linspace(-1, 2, 9, true, in[0].Chunks()) },
+	"create_linspace_noend":  func(in []*Array) *Array { return Linspace(0, 1, 9, false, in[0].Chunks()) },
+	"create_eye_k2":          func(in []*Array) *Array { return Eye(7, 9, 2, nd.Float64, in[0].Chunks()) },
+	"create_eye_neg_i32":     func(in []*Array) *Array { return Eye(7, 9, -3, nd.Int32, in[0].Chunks()) },
+
+	// combinations
+	"combo_slice_of_expr": func(in []*Array) *Array {
+		return in[0].Mul(in[1]).Add(1).Index(Step(-2), Range(1, 7), At(3))
+	},
+	"combo_sum_of_reversed": func(in []*Array) *Array { return in[0].Index(Step(-1), Step(2)).Sum(0) },
+	"combo_transpose_bcast": func(in []*Array) *Array {
+		return in[0].T().Mul(in[1].Index(All(), NewAxis(), NewAxis()))
+	},
+	"combo_take_then_mean": func(in []*Array) *Array { return in[0].Take(1, []int{8, 0, 3, 3}).Mean(0, 1) },
+	"combo_reshape_sum":    func(in []*Array) *Array { return in[0].Reshape(63, 5).Sum(0) },
+	"combo_concat_sum":     func(in []*Array) *Array { return Concatenate(in, 1).Max(1) },
+	"combo_dot_then_add":   func(in []*Array) *Array { return Dot(in[0], in[1]).Add(1) },
+	"combo_normalize_std": func(in []*Array) *Array {
+		return in[0].Sub(in[0].Mean(0)).Div(in[0].Std(0))
+	},
+
 	// transpose
 	"transpose_T":   func(in []*Array) *Array { return in[0].T() },
 	"transpose_102": func(in []*Array) *Array { return in[0].Transpose(1, 0, 2) },
@@ -270,6 +330,14 @@ func init() {
 		for _, d := range []string{"f64", "f32", "i64", "u8", "i8", "bool", "c128"} {
 			conformanceExprs["un_"+op.String()+"_"+d] = func(in []*Array) *Array { return Unary(op, in[0]) }
 		}
+	}
+	for _, d := range []string{"i8", "i16", "i32", "u8", "u16", "u32", "u64"} {
+		for _, op := range []nd.BinaryOp{nd.Add, nd.Sub, nd.Mul, nd.FloorDiv, nd.Mod, nd.Maximum, nd.Less, nd.Div} {
+			conformanceExprs["int_"+op.String()+"_"+d] = bin(op)
+		}
+		conformanceExprs["int_sum_"+d] = red(nd.Sum, []int{1}, ReduceOpts{})
+		conformanceExprs["int_max_"+d] = red(nd.Max, []int{0}, ReduceOpts{})
+		conformanceExprs["int_mean_"+d] = red(nd.Mean, nil, ReduceOpts{})
 	}
 	conformanceExprs["un_sqrt_of_negative_f64"] = func(in []*Array) *Array { return in[0].Sqrt() }
 	conformanceExprs["un_log_f64b"] = func(in []*Array) *Array { return in[0].Log() }
@@ -567,7 +635,7 @@ func TestConformanceExprsHaveCases(t *testing.T) {
 // generatedOnly reports whether name is one of the rows init makes for
 // every op × dtype, of which the script keeps only the meaningful ones.
 func generatedOnly(name string) bool {
-	for _, p := range []string{"bin_", "un_", "red_", "arg_"} {
+	for _, p := range []string{"bin_", "un_", "red_", "arg_", "int_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

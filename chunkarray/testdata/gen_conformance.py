@@ -356,6 +356,63 @@ case("zero_axis_mul", ["e3x0x2"], lambda x: x * 2)
 case("zero_axis_transpose", ["e3x0x2"], lambda x: x.T)
 case("zero_axis_slice", ["e3x0x2"], lambda x: x[1:, :, ::-1])
 
+# integer arithmetic in every integer width (wrap-around as C, floor
+# division and remainder with the divisor's sign)
+INTS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "u8": np.uint8, "u16": np.uint16,
+        "u32": np.uint32, "u64": np.uint64}
+for dn, dt in INTS.items():
+    signed = np.issubdtype(dt, np.signedinteger)
+    lo = -60 if signed else 0
+    inp(f"{dn}x", (lo + (t2 * 89) % 180).reshape(7, 9).astype(dt))
+    d = (t2 * 7) % 13 - (6 if signed else -1)
+    d[d == 0] = 5
+    inp(f"{dn}y", d.reshape(7, 9).astype(dt))  # nonzero divisors
+    for op in ["add", "subtract", "multiply", "floor_divide", "remainder", "maximum", "less", "divide"]:
+        case(f"int_{op}_{dn}", [f"{dn}x", f"{dn}y"], lambda x, y, f=BINARY[op]: f(x, y))
+    case(f"int_sum_{dn}", [f"{dn}x"], lambda x: x.sum(axis=1))
+    case(f"int_max_{dn}", [f"{dn}x"], lambda x: x.max(axis=0))
+    case(f"int_mean_{dn}", [f"{dn}x"], lambda x: x.mean())
+
+# reductions fed by an elementwise expression (fused into the reduction's
+# chunk task when optimization is on)
+case("fusedred_sum_sin_mul", ["f64a", "f64b"], lambda x, y: np.sum(np.sin(x) * y, axis=1))
+case("fusedred_mean_bcast", ["f64a", "f64row"], lambda x, r: np.mean(x + r, axis=(0, 2)))
+case("fusedred_max_where", ["f64a", "f64b"], lambda x, y: np.max(np.where(x > 0, x, -y), axis=2))
+case("fusedred_argmax_mul", ["f64a"], lambda x: np.argmax(x * -2, axis=1))
+case("fusedred_var_sq", ["f64a"], lambda x: np.var(x * x, axis=0, ddof=1))
+case("fusedred_sum_astype_sq", ["i32a"], lambda x: (x.astype(np.int64) ** 2).sum())
+case("fusedred_sum_col_times_t", ["f64m"], lambda x: (np.sin(x[:, 0]) * x.T).sum())
+case("fusedred_any_greater", ["f64a"], lambda x: np.any(x > 2.9, axis=(1, 2)))
+case("fusedred_sum_nan_expr", ["f64nan"], lambda x: np.sum(x * 2 + 1, axis=2))
+case("fusedred_prod_keepdims", ["f64b"], lambda x: np.prod(x / 2, axis=1, keepdims=True))
+
+# constant arrays (ones, full: zero-stride blocks) in expressions; the Go
+# side builds them with the chunks of the input
+case("const_ones_mul_sum", ["f64a"], lambda x: (np.ones_like(x) * x).sum(axis=1))
+case("const_full_add", ["f64a"], lambda x: np.full(x.shape, 2.5) + x)
+case("const_full_int_sum", ["i64a"], lambda x: (np.full(x.shape, 3, dtype=np.int32) * x).sum(axis=0))
+case("const_ones_sum", ["f64a"], lambda x: np.ones(x.shape).sum())
+case("const_zeros_max", ["f64a"], lambda x: np.maximum(np.zeros(x.shape), x))
+
+# creation functions, chunked like the input
+case("create_arange_int", ["f64v9"], lambda v: np.arange(-4, 14, 2))
+case("create_arange_float", ["f64v9"], lambda v: np.arange(0.5, 5, 0.5))
+case("create_arange_neg_step", ["f64v9"], lambda v: np.arange(10, 1, -1, dtype=np.int32))
+case("create_linspace", ["f64v9"], lambda v: np.linspace(-1, 2, 9))
+case("create_linspace_noend", ["f64v9"], lambda v: np.linspace(0, 1, 9, endpoint=False))
+case("create_eye_k2", ["f64m"], lambda m: np.eye(7, 9, k=2))
+case("create_eye_neg_i32", ["f64m"], lambda m: np.eye(7, 9, k=-3, dtype=np.int32))
+
+# combinations: slicing after elementwise, reductions after slicing
+case("combo_slice_of_expr", ["f64a", "f64b"], lambda x, y: (x * y + 1)[::-2, 1:7, 3])
+case("combo_sum_of_reversed", ["f64a"], lambda x: x[::-1, ::2].sum(axis=0))
+case("combo_transpose_bcast", ["f64a", "f64vec"], lambda x, v: x.T * v[:, None, None])
+case("combo_take_then_mean", ["f64a"], lambda x: x[:, [8, 0, 3, 3]].mean(axis=(0, 1)))
+case("combo_reshape_sum", ["f64a"], lambda x: x.reshape(63, 5).sum(axis=0))
+case("combo_concat_sum", ["f64a", "f64b"], lambda x, y: np.concatenate([x, y], axis=1).max(axis=1))
+case("combo_dot_then_add", ["f64m", "f64p"], lambda a, b: np.dot(a, b) + 1)
+case("combo_normalize_std", ["f64a"], lambda x: (x - x.mean(axis=0)) / x.std(axis=0))
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
