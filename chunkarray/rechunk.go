@@ -41,10 +41,21 @@ func sum(c []int) int {
 // piece is the part of an input chunk that lands in an output chunk.
 type piece struct{ in, lo, hi int }
 
-// Rechunk returns a with new chunks (any spec NormalizeChunks takes). Each
-// output block is assembled from the input blocks it overlaps, so memory
-// stays bounded by the input and output chunk sizes (a direct plan: no
-// intermediate stage).
+// Rechunk returns a with new chunks (any spec NormalizeChunks takes).
+//
+// The plan bounds what any task holds: with B = 2 × the larger of the
+// largest input and the largest output chunk (bytes), no rechunk task
+// takes more than B bytes of inputs. Directly, an output block is
+// assembled from the whole input blocks it overlaps; when that would hold
+// more than B (say (n, 1)-chunked columns into (1, n)-chunked rows: every
+// row would hold every column), the rechunk goes through the union of
+// both chunkings instead: a task per overlap cuts one piece from one
+// input block, and each output block joins its pieces, holding only its
+// own bytes. When the overlaps are many more than the blocks, an
+// intermediate chunking (per axis the coarser of the two, then halved on
+// the largest axes until a block fits the larger chunk size) goes
+// between, as Dask's rechunk planner does, so that the task count stays
+// near-linear in the blocks.
 func (a *Array) Rechunk(chunks any) *Array {
 	if a.err != nil {
 		return a
@@ -56,11 +67,132 @@ func (a *Array) Rechunk(chunks any) *Array {
 	if slices.EqualFunc(ch, a.chunks, slices.Equal) {
 		return a
 	}
+	return a.rechunkPlanned(ch, true)
+}
+
+// RechunkBound returns the bound B of Rechunk's doc for going from chunks
+// in to chunks out with elements of size itemsize.
+func RechunkBound(in, out [][]int, itemsize int) int {
+	return 2 * max(maxBlockElems(in), maxBlockElems(out)) * itemsize
+}
+
+func maxBlockElems(c [][]int) int {
+	n := 1
+	for _, x := range c {
+		m := 0
+		for _, v := range x {
+			m = max(m, v)
+		}
+		n *= m
+	}
+	return n
+}
+
+// overlaps counts the (input block, output block) pairs that share
+// elements.
+func overlaps(in, out [][]int) int {
+	n := 1
+	for ax := range in {
+		k := 0
+		for _, p := range axisPlan(in[ax], out[ax]) {
+			k += len(p)
+		}
+		n *= k
+	}
+	return n
+}
+
+func numBlocks(c [][]int) int {
+	n := 1
+	for _, x := range c {
+		n *= len(x)
+	}
+	return n
+}
+
+func (a *Array) rechunkPlanned(ch [][]int, mid bool) *Array {
+	if slices.EqualFunc(ch, a.chunks, slices.Equal) {
+		return a
+	}
+	bound := RechunkBound(a.chunks, ch, a.dtype.Size())
+	if mid {
+		if m := midChunks(a.chunks, ch); m != nil {
+			direct := overlaps(a.chunks, ch)
+			via := overlaps(a.chunks, m) + overlaps(m, ch)
+			if direct > 8*(numBlocks(a.chunks)+numBlocks(ch)) && 2*via < direct {
+				return a.rechunkPlanned(m, false).rechunkPlanned(ch, false)
+			}
+		}
+	}
 	plan := make([][][]piece, len(ch))
+	held := a.dtype.Size() // largest sum of whole input blocks per output block
 	for ax := range ch {
 		plan[ax] = axisPlan(a.chunks[ax], ch[ax])
+		m := 0
+		for _, ps := range plan[ax] {
+			s := 0
+			for _, p := range ps {
+				s += a.chunks[ax][p.in]
+			}
+			m = max(m, s)
+		}
+		held *= m
+	}
+	if held > bound {
+		u := make([][]int, len(ch))
+		for ax := range ch {
+			u[ax] = unionChunks([][]int{a.chunks[ax], ch[ax]})
+		}
+		if !slices.EqualFunc(u, a.chunks, slices.Equal) && !slices.EqualFunc(u, ch, slices.Equal) {
+			return a.rechunkPlanned(u, false).rechunkPlanned(ch, false)
+		}
 	}
 	return newArray("rechunk", a.shape, ch, a.dtype, &rechunkLayer{in: a, plan: plan}, a.name, chunksToken(ch))
+}
+
+// midChunks returns an intermediate chunking between in and out: per
+// axis the coarser chunk length, halved on the axis with the longest
+// chunks until a block is no larger than the larger of in's and out's
+// blocks; nil when that is in or out itself.
+func midChunks(in, out [][]int) [][]int {
+	n := len(in)
+	size := make([]int, n)
+	lo := make([]int, n)
+	shape := make([]int, n)
+	for ax := range n {
+		shape[ax] = sum(in[ax])
+		mi, mo := maxOf(in[ax]), maxOf(out[ax])
+		size[ax], lo[ax] = max(mi, mo, 1), max(min(mi, mo), 1)
+	}
+	limit := max(maxBlockElems(in), maxBlockElems(out))
+	for prod(size) > limit {
+		best := -1
+		for ax := range n {
+			if size[ax] > lo[ax] && (best < 0 || size[ax] > size[best]) {
+				best = ax
+			}
+		}
+		if best < 0 {
+			break
+		}
+		size[best] = max(lo[best], (size[best]+1)/2)
+	}
+	m := make([][]int, n)
+	for ax := range n {
+		m[ax] = splitAxis(shape[ax], size[ax])
+	}
+	if slices.EqualFunc(m, in, slices.Equal) || slices.EqualFunc(m, out, slices.Equal) {
+		return nil
+	}
+	return m
+}
+
+func maxOf(c []int) int {
+	m := 0
+	for _, x := range c {
+		m = max(m, x)
+	}
+	return m
 }
 
 // axisPlan lists for each output chunk the input pieces it takes.
