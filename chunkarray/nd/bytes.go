@@ -168,6 +168,10 @@ func (a *Array) AppendBytes(dst []byte, fortran bool) []byte {
 	nbytes := v.Size() * es
 	start := len(dst)
 	dst = growBytes(dst, nbytes)
+	if nbytes == 0 {
+		// An empty view may keep an offset past its (empty) backing data.
+		return dst
+	}
 	raw := rawBytes(v.data)
 	if v.IsCContiguous() {
 		o := v.offset * es
