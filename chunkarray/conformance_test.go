@@ -25,6 +25,8 @@ import (
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/chunkarray/npy"
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 )
 
@@ -400,14 +402,63 @@ func confChunking(kind string, shape []int) any {
 
 var confChunkings = []string{"one", "regular", "irregular", "edge1", "mixed"}
 
+// confRuns are the ways a case is computed: Sync and Threaded(2), fused
+// and unfused; Persist then Compute; and the graph sent through its JSON
+// encoding before running, as it would travel to a worker process.
 var confRuns = []struct {
-	name string
-	opts []Option
+	name    string
+	compute func(x *Array) (*nd.Array, error)
+	only    []string // chunkings this run is limited to (nil: all)
 }{
-	{"sync", []Option{WithScheduler(sched.Sync{})}},
-	{"sync-unfused", []Option{WithScheduler(sched.Sync{}), WithOptimize(false)}},
-	{"threads2", []Option{WithScheduler(sched.Threaded{Workers: 2})}},
-	{"threads2-unfused", []Option{WithScheduler(sched.Threaded{Workers: 2}), WithOptimize(false)}},
+	{"sync", withOpts(WithScheduler(sched.Sync{})), nil},
+	{"sync-unfused", withOpts(WithScheduler(sched.Sync{}), WithOptimize(false)), nil},
+	{"threads2", withOpts(WithScheduler(sched.Threaded{Workers: 2})), nil},
+	{"threads2-unfused", withOpts(WithScheduler(sched.Threaded{Workers: 2}), WithOptimize(false)), nil},
+	{"persist", func(x *Array) (*nd.Array, error) {
+		p, err := x.Persist(context.Background(), WithScheduler(sched.Threaded{Workers: 2}))
+		if err != nil {
+			return nil, err
+		}
+		return p.Compute(context.Background(), WithScheduler(sched.Sync{}))
+	}, []string{"regular", "mixed"}},
+	{"json-sync", computeThroughJSON, []string{"regular", "mixed"}},
+}
+
+func withOpts(opts ...Option) func(x *Array) (*nd.Array, error) {
+	return func(x *Array) (*nd.Array, error) { return x.Compute(context.Background(), opts...) }
+}
+
+// computeThroughJSON builds x's optimized graph, encodes it to JSON,
+// decodes it and runs the decoded graph on Sync: every op and literal must
+// survive the trip.
+func computeThroughJSON(x *Array) (*nd.Array, error) {
+	if err := x.Err(); err != nil {
+		return nil, err
+	}
+	g, keys, err := BuildGraph([]*Array{x})
+	if err != nil {
+		return nil, err
+	}
+	if g, _, err = optimize.Optimize(g, keys); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	var g2 graph.Graph
+	if err := json.Unmarshal(b, &g2); err != nil {
+		return nil, err
+	}
+	vals, err := sched.Sync{}.Get(context.Background(), &g2, keys)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := vals[0].(*nd.Array)
+	if !ok {
+		return nil, fmt.Errorf("json-sync: got %T, want *nd.Array", vals[0])
+	}
+	return v, nil
 }
 
 func loadConformance(t *testing.T) []confCase {
@@ -497,7 +548,10 @@ func runConformance(c confCase, expr confExpr, in []*nd.Array, want *nd.Array) (
 			continue // refused at build time, as numpy refuses
 		}
 		for _, r := range confRuns {
-			got, err := protect(func() (*nd.Array, error) { return x.Compute(context.Background(), r.opts...) })
+			if r.only != nil && !slices.Contains(r.only, ch) {
+				continue
+			}
+			got, err := protect(func() (*nd.Array, error) { return r.compute(x) })
 			if want == nil {
 				if err == nil {
 					return fmt.Sprintf("%s/%s: got %s%v, want an error as numpy's %q", ch, r.name, got.DType(), got.Shape(), c.Error)
