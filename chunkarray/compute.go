@@ -399,6 +399,21 @@ func (p finalizeP) run(_ context.Context, args []any) (any, error) {
 	if len(list) == 1 {
 		return argArray(list[0], opFinalize)
 	}
+	if c, err := sameConstant(list); err != nil || c != nil {
+		// Every block is the same zero-stride constant (Ones, or an
+		// expression of constants): the result is that constant broadcast
+		// to the whole shape, as a one-block array's result already is,
+		// instead of materialising it. Use Copy for a writable array.
+		if err != nil {
+			return nil, err
+		}
+		if c.DType() != p.D {
+			if c, err = c.AsType(p.D); err != nil {
+				return nil, err
+			}
+		}
+		return c.BroadcastTo(p.Shape...)
+	}
 	out, err := nd.Zeros(p.D, p.Shape...)
 	if err != nil {
 		return nil, err
@@ -427,4 +442,39 @@ func (p finalizeP) run(_ context.Context, args []any) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// sameConstant returns the one-element view of the blocks in list when
+// they are all zero-stride constants of one dtype and one value (by bits),
+// and nil otherwise.
+func sameConstant(list []any) (*nd.Array, error) {
+	var c *nd.Array
+	var bits scalar
+	for _, v := range list {
+		b, err := argArray(v, opFinalize)
+		if err != nil {
+			return nil, err
+		}
+		if !isConst(b) {
+			return nil, nil
+		}
+		one, err := first(b)
+		if err != nil {
+			return nil, err
+		}
+		z, err := one.Reshape()
+		if err != nil {
+			return nil, err
+		}
+		s, err := scalarFromND(z)
+		if err != nil {
+			return nil, nil
+		}
+		if c == nil {
+			c, bits = one, s
+		} else if s != bits {
+			return nil, nil
+		}
+	}
+	return c, nil
 }

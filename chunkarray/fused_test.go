@@ -178,3 +178,54 @@ func literalArgs(t *testing.T, args []graph.Arg) []any {
 	}
 	return out
 }
+
+// A result whose blocks are all the same constant comes back as that
+// constant broadcast (zero-stride), like a one-block result; blocks of
+// different constants are materialised.
+func TestFinalizeConstantBlocks(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		a      *Array
+		const_ bool
+		want   float64 // every element
+	}{
+		{"ones", Ones([]int{30, 40}, nd.Float64, 7), true, 1},
+		{"normalize", func() *Array {
+			im := Ones([]int{3, 100, 100}, nd.Float64, []int{1, 60, 60})
+			return im.Div(im.Max(1, 2).Index(All(), NewAxis(), NewAxis()))
+		}(), true, 1},
+		{"halves 2 and 3", twoHalves(5, 4), false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.a.Compute(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unfused, err := tc.a.Compute(ctx, WithOptimize(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diff(unfused, got, 0); d != "" {
+				t.Fatal(d)
+			}
+			if isConst(got) != tc.const_ {
+				t.Errorf("zero-stride result %v, want %v (strides %v)", isConst(got), tc.const_, got.Strides())
+			}
+			if tc.const_ {
+				for _, v := range f64(t, got) {
+					if v != tc.want {
+						t.Fatalf("element %v, want %v", v, tc.want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// twoHalves is a (2n, m) array of 2s over 3s chunked n rows at a time:
+// its blocks are not all the same constant.
+func twoHalves(n, m int) *Array {
+	i := Arange(0, float64(2*n), 1, nd.Int64, n).Index(All(), NewAxis())
+	return Where(i.Less(n), Full([]int{2 * n, m}, 2.0, nd.Float64, n), Full([]int{2 * n, m}, 3.0, nd.Float64, n))
+}
