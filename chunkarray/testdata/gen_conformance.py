@@ -325,11 +325,11 @@ case("matmul_bad", ["f64m", "f64m"], lambda a, b: np.matmul(a, b))
 # map_overlap: a 3x3 neighbour sum with depth 1 on both axes; dask's
 # boundaries are numpy.pad modes: periodic=wrap, reflect=symmetric (the edge
 # element repeats), nearest=edge, a number=constant.
-def neighbour_sum(x, mode, **kw):
-    p = np.pad(x, 1, mode=mode, **kw)
+def neighbour_sum(x, mode, r=1, **kw):
+    p = np.pad(x, r, mode=mode, **kw)
     out = np.zeros_like(x)
-    for di in range(3):
-        for dj in range(3):
+    for di in range(2 * r + 1):
+        for dj in range(2 * r + 1):
             out += p[di:di + x.shape[0], dj:dj + x.shape[1]]
     return out
 
@@ -338,6 +338,15 @@ case("overlap_periodic", ["f64m"], lambda x: neighbour_sum(x, "wrap"))
 case("overlap_reflect", ["f64m"], lambda x: neighbour_sum(x, "symmetric"))
 case("overlap_nearest", ["f64m"], lambda x: neighbour_sum(x, "edge"))
 case("overlap_constant", ["f64m"], lambda x: neighbour_sum(x, "constant", constant_values=0.5))
+# depth 2: wider than the chunks of 1 and 2 of some chunkings
+case("overlap_periodic_d2", ["f64m"], lambda x: neighbour_sum(x, "wrap", r=2))
+case("overlap_reflect_d2", ["f64m"], lambda x: neighbour_sum(x, "symmetric", r=2))
+
+# map_blocks and blockwise with registered Go functions: a block plus its
+# global row index (reads block_info), two inputs added, an outer product
+case("mapblocks_rowindex", ["f64m"], lambda x: x + np.arange(7)[:, None])
+case("mapblocks_two_inputs", ["f64m", "f64m2"], lambda x, y: x + y)
+case("blockwise_outer", ["f64m", "f64v9"], lambda x, v: x * v)
 
 # empty arrays and zero-size axes
 case("empty_add", ["e0x4"], lambda x: x + 1)
