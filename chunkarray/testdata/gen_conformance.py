@@ -363,6 +363,11 @@ case("zero_axis_all_1", ["e3x0x2"], lambda x: x.all(axis=1))
 case("zero_axis_max_0", ["e3x0x2"], lambda x: x.max(axis=0))  # (0, 2): fine, nothing reduced is empty
 case("zero_axis_mul", ["e3x0x2"], lambda x: x * 2)
 case("zero_axis_transpose", ["e3x0x2"], lambda x: x.T)
+case("empty_slice_sum", ["f64a"], lambda x: x[3:3].sum(axis=0))
+case("empty_take_sum", ["f64a"], lambda x: x[:, []].sum(axis=1))
+case("empty_concat_zero_axis", ["e3x0x2"], lambda x: np.concatenate([x, x], axis=1))
+case("red_var_split3", ["f64a"], lambda x: np.var(x, axis=(0, 1)))  # Go: SplitEvery 3
+case("red_mean_split8_k", ["f64nan"], lambda x: np.mean(x, axis=(0, 2), keepdims=True))  # Go: SplitEvery 8
 case("zero_axis_slice", ["e3x0x2"], lambda x: x[1:, :, ::-1])
 
 # integer arithmetic in every integer width (wrap-around as C, floor
