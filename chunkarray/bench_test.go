@@ -203,3 +203,21 @@ func BenchmarkChunkedSum(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInt32SqSum is zarr_1e4_sq_sum's expression on an in-memory
+// int32 array of the same shape and chunks: the compute part without the
+// reads.
+func BenchmarkInt32SqSum(b *testing.B) {
+	v := make([]int32, 4000*4000)
+	for i := range v {
+		v[i] = int32(i % 100)
+	}
+	x, _ := nd.FromSlice(v, 4000, 4000)
+	for _, s := range benchSchedulers {
+		b.Run(s.name, func(b *testing.B) {
+			benchmarkCompute(b, s.s, len(v)*4, func() *Array {
+				return FromNDArray(x, 1000).AsType(nd.Int64).Pow(2).Sum()
+			})
+		})
+	}
+}

@@ -480,7 +480,10 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 				}
 				break
 			}
-			v, err = a.AsType(n.D)
+			if v, err = ev.buffer(i, n.D, a.Shape()); err != nil {
+				break
+			}
+			err = nd.AsTypeInto(v, a)
 		default:
 			err = fmt.Errorf("%s: bad node kind %d", opElemwise, n.K)
 		}

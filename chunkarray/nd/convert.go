@@ -3,6 +3,7 @@ package nd
 import (
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // AsType returns a converted to d with numpy's unsafe casting rules: floats
@@ -272,4 +273,46 @@ func convFromBool[D Number](dst []D, src []bool, g *Array) {
 		}
 		i += n
 	})
+}
+
+// AsTypeInto writes src converted to dst's dtype (numpy's unsafe casting,
+// as AsType) into dst, a C-contiguous array of src's shape: AsType
+// without the allocation, for evaluators that reuse buffers.
+func AsTypeInto(dst, src *Array) error {
+	if !dst.IsCContiguous() || !slices.Equal(dst.shape, src.shape) {
+		return &ShapeError{Op: "astype", Shapes: [][]int{dst.shape, src.shape}, Reason: "dst must be C-contiguous with src's shape"}
+	}
+	var d any
+	switch x := dst.data.(type) {
+	case []bool:
+		d = x[dst.offset:]
+	case []int8:
+		d = x[dst.offset:]
+	case []int16:
+		d = x[dst.offset:]
+	case []int32:
+		d = x[dst.offset:]
+	case []int64:
+		d = x[dst.offset:]
+	case []uint8:
+		d = x[dst.offset:]
+	case []uint16:
+		d = x[dst.offset:]
+	case []uint32:
+		d = x[dst.offset:]
+	case []uint64:
+		d = x[dst.offset:]
+	case []float32:
+		d = x[dst.offset:]
+	case []float64:
+		d = x[dst.offset:]
+	case []complex64:
+		d = x[dst.offset:]
+	case []complex128:
+		d = x[dst.offset:]
+	default:
+		return &DTypeError{Text: dst.dtype.String(), Reason: "astype into an unknown dtype"}
+	}
+	convertInto(d, src)
+	return nil
 }

@@ -255,6 +255,10 @@ func intPowK[T integer](d, a, b []T) {
 	a, b = a[:len(d)], b[:len(d)]
 	for i := range d {
 		x, e := a[i], b[i]
+		if e == 2 { // x**2, the common case: one multiply, same wrapping
+			d[i] = x * x
+			continue
+		}
 		r := T(1)
 		for e > 0 {
 			if e&1 != 0 {
