@@ -46,7 +46,7 @@ func ExampleArray_Index() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(v.Shape(), v.Data())
+	fmt.Println(v.Shape(), values(v))
 	// Output:
 	// shape [10] chunks [[10]]
 	// [10] [1 1 1 1 1 1 1 1 1 1]
@@ -98,7 +98,7 @@ func ExampleArray_Max() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("maxima", m.Data(), "sum of normalized", s.Data())
+	fmt.Println("maxima", values(m), "sum of normalized", values(s))
 	// Output:
 	// im [3 1000 1000] [[1 1 1] [600 400] [600 400]]
 	// max [3] [[1 1 1]]
@@ -140,7 +140,7 @@ func ExampleWithScheduler() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(v.Data())
+		fmt.Println(values(v))
 	}
 	// Output:
 	// [1e+06]
@@ -159,4 +159,15 @@ func ExampleArray_Err() {
 	// Output:
 	// chunkarray: add: shapes (3, 4) and (5,) could not be broadcast
 	// true
+}
+
+// values returns a's elements in C order as float64. (Data would return
+// the backing slice: one element for a constant, zero-stride result.)
+func values(a *nd.Array) []float64 {
+	b, err := a.AsType(nd.Float64)
+	if err != nil {
+		return nil
+	}
+	v, _ := nd.Values[float64](b)
+	return v
 }
