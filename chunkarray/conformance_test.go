@@ -12,12 +12,14 @@ package chunkarray
 // the case's name; the numpy expression is beside the name in the script.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/cmplx"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -754,6 +756,62 @@ func closeDiff(g, w *nd.Array, rtol float64) string {
 		}
 	}
 	return ""
+}
+
+// TestConformanceGoldensCurrent regenerates the goldens with
+// /usr/bin/python3 into a temporary folder and checks that the committed
+// files are byte for byte what the script writes now: an edited script
+// with stale goldens fails here. It skips without numpy, or with another
+// numpy version than the one that wrote the committed files.
+func TestConformanceGoldensCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs python")
+	}
+	py := "/usr/bin/python3"
+	out, err := exec.Command(py, "-c", "import numpy; print(numpy.__version__)").Output()
+	if err != nil {
+		t.Skipf("%s with numpy is not available (apt install python3-numpy): %v", py, err)
+	}
+	b, err := os.ReadFile(filepath.Join(conformanceDir, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Numpy string `json:"numpy"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if v := strings.TrimSpace(string(out)); v != m.Numpy {
+		t.Skipf("numpy %s here, the goldens were written by %s", v, m.Numpy)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(py, "testdata/gen_conformance.py")
+	cmd.Env = append(os.Environ(), "CONFORMANCE_OUT="+dir)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gen_conformance.py: %v\n%s", err, msg)
+	}
+	fresh, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadDir(conformanceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) != len(committed) {
+		t.Errorf("the script writes %d files, %s holds %d: regenerate", len(fresh), conformanceDir, len(committed))
+	}
+	for _, f := range fresh {
+		want, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(conformanceDir, f.Name()))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s/%s is not what gen_conformance.py writes now (err %v): regenerate", conformanceDir, f.Name(), err)
+		}
+	}
 }
 
 // TestConformanceExprsHaveCases keeps the expression table and the
