@@ -265,15 +265,25 @@ func (l *rechunkLayer) block(a *Array, idx []int) graph.Node {
 			geo = append(geo, ps[ax][x].lo, ps[ax][x].hi, off)
 		}
 	})
-	return graph.Task(rechunkOp, graph.Lit(a.blockShape(idx)), graph.List(refs...), graph.Lit(geo))
+	op := rechunkOp
+	if len(refs) == 1 {
+		op = rechunkSplitOp
+	}
+	return graph.Task(op, graph.Lit(a.blockShape(idx)), graph.List(refs...), graph.Lit(geo))
 }
 
-var rechunkOp = newOp(opRechunk, rechunkP{})
+var (
+	rechunkOp      = newOp(opRechunk, rechunkP{})
+	rechunkSplitOp = newOp(opRechunk, rechunkP{Split: true})
+)
 
 // rechunkP assembles an output block from pieces of input blocks. Args:
 // the block shape, the input blocks, and per piece and axis (lo, hi,
-// offset in the output).
-type rechunkP struct{}
+// offset in the output). Split only labels the task (one piece of one
+// input block: Dask's rechunk-split; several: rechunk-merge).
+type rechunkP struct {
+	Split bool `json:"split,omitempty"`
+}
 
 func (rechunkP) run(_ context.Context, args []any) (any, error) {
 	shape, err := argInts(args, 0, opRechunk)

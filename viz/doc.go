@@ -9,7 +9,10 @@
 // who knows Dask's:
 //
 //   - each task is a circle labelled with its op's short name (the part
-//     after the last "." or "/": "add" for op "delayed.add"); a task into
+//     after the last "." or "/": "add" for op "delayed.add"), or with its
+//     Label when the op implements Labeler (chunkarray's ops say which
+//     function a task runs: "ones", "max", "max-aggregate", "truediv",
+//     "rechunk-merge", as Dask's pictures do); a task into
 //     which Optimize fused or inlined others is labelled with their names
 //     too, sorted, before its own ("load-square-add"), as Dask names fused
 //     keys;

@@ -287,7 +287,7 @@ func paint(n dot.Node, c string) {
 // sorted and without repeats ("load-add" for an add whose argument is a
 // nested load), which is how Dask names fused tasks.
 func taskLabel(n *graph.Node) string {
-	top := opLabel(n.Op.Name())
+	top := labelOf(n.Op)
 	seen := map[string]bool{top: true}
 	var nested []string
 	var walk func(args []graph.Arg)
@@ -296,7 +296,7 @@ func taskLabel(n *graph.Node) string {
 			a := &args[i]
 			switch a.Kind {
 			case graph.ArgNested:
-				if l := opLabel(a.Op.Name()); !seen[l] {
+				if l := labelOf(a.Op); !seen[l] {
 					seen[l] = true
 					nested = append(nested, l)
 				}
@@ -312,6 +312,27 @@ func taskLabel(n *graph.Node) string {
 	}
 	sort.Strings(nested)
 	return strings.Join(nested, "-") + "-" + top
+}
+
+// Labeler is an optional interface of a graph.Op: Label is the short,
+// human name under which pictures show its tasks, in place of the op's
+// registry name. Ops whose one registered name covers many functions use
+// it to say which one a task runs: chunkarray's "chunkarray.full" op is
+// labelled "ones", "zeros" or "full", its elementwise op by its ufunc
+// chain ("truediv", "sin-mul"), as Dask's pictures name tasks by their
+// function. An empty label falls back to the op's short name.
+type Labeler interface {
+	Label() string
+}
+
+// labelOf is op's Label when it has one, its short name otherwise.
+func labelOf(op graph.Op) string {
+	if l, ok := op.(Labeler); ok {
+		if s := l.Label(); s != "" {
+			return s
+		}
+	}
+	return opLabel(op.Name())
 }
 
 // opLabel shortens an op name the way Dask's funcname does: the part after

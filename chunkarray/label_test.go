@@ -1,0 +1,92 @@
+package chunkarray
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/viz"
+)
+
+// labels returns the distinct picture labels of the tasks of a's graph,
+// sorted, as viz shows them (through viz.Labeler).
+func labels(t *testing.T, a *Array, opts ...Option) []string {
+	t.Helper()
+	g, err := a.Graph(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := range g.Len() {
+		n := g.At(i)
+		if n.Kind != graph.KindTask {
+			continue
+		}
+		l, ok := n.Op.(viz.Labeler)
+		if !ok {
+			t.Fatalf("op %s of %s is not a viz.Labeler", n.Op.Name(), g.Key(i))
+		}
+		if s := l.Label(); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLabels: tasks are labelled by the function they run, as in Dask's
+// pictures, whatever the registry name of their op.
+func TestLabels(t *testing.T) {
+	ones := func() *Array { return Ones([]int{6, 6}, nd.Float64, 3) }
+	rng := Random(1)
+	for _, tc := range []struct {
+		name  string
+		a     *Array
+		fused bool
+		want  string
+	}{
+		{"ones", ones(), false, "[ones]"},
+		{"zeros", Zeros([]int{4}, nd.Int32, 2), false, "[zeros]"},
+		{"full", Full([]int{4}, 2.5, nd.Float64, 2), false, "[full]"},
+		{"full-bool-true", Full([]int{4}, true, nd.Bool, 2), false, "[ones]"},
+		{"arange", Arange(0, 10, 1, nd.Int64, 5), false, "[arange]"},
+		{"linspace", Linspace(0, 1, 10, true, 5), false, "[linspace]"},
+		{"eye", Eye(4, 4, 0, nd.Float64, 2), false, "[eye]"},
+		{"random_sample", rng.Uniform(0, 1, []int{4}, 2), false, "[random_sample]"},
+		{"normal", rng.Normal(0, 1, []int{4}, 2), false, "[normal]"},
+		{"randint", rng.Integers(0, 5, []int{4}, 2), false, "[randint]"},
+		{"truediv-unfused", ones().Div(ones().Max()), false, "[max max-aggregate ones truediv]"},
+		{"truediv-fused", ones().Div(ones().Max()), true, "[max max-aggregate truediv]"},
+		{"sin-mul-fused", ones().Index(All(), At(0)).Sin().Mul(rng.Uniform(0, 1, []int{6, 6}, 3).T()), true,
+			"[random_sample sin-mul transpose]"},
+		{"sum-fused-chain", rng.Uniform(0, 1, []int{6, 6}, 3).Add(1).Mul(2).Sum(), true, "[add-mul-sum sum-aggregate]"},
+		{"sum-tree", Ones([]int{64}, nd.Float64, 2).Sum(), true, "[sum sum-aggregate sum-partial]"},
+		{"mean", ones().Mean(), false, "[mean mean-aggregate ones]"},
+		{"argmax", ones().ArgMax(0, false), false, "[argmax argmax-aggregate ones]"},
+		{"rechunk-split", ones().Rechunk(1), false, "[ones rechunk-split]"},
+		{"rechunk-merge", ones().Rechunk(6), false, "[ones rechunk-merge]"},
+		{"reshape", ones().Reshape(36), false, "[ones rechunk-merge reshape]"},
+		{"astype-where", Where(ones().Greater(0), ones(), 0).AsType(nd.Float32), true, "[gt-where-astype]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.a.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(labels(t, tc.a, WithOptimize(tc.fused))); got != tc.want {
+				t.Errorf("labels: got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLabelChainBound: a long chain keeps its first names and its last.
+func TestLabelChainBound(t *testing.T) {
+	x := Random(2).Uniform(0, 1, []int{4}, 2)
+	y := x.Add(1).Mul(2).Sub(3).Sin().Cos().Exp()
+	got := fmt.Sprint(labels(t, y, WithOptimize(true)))
+	if want := "[add-mul-sub-…-exp]"; got != want {
+		t.Errorf("labels: got %s, want %s", got, want)
+	}
+}
