@@ -91,9 +91,14 @@ func (c *collector) fusable(x *Array) bool {
 	if !c.fuse || c.root[x] || c.users[x] != 1 {
 		return false
 	}
-	switch x.lay.(type) {
+	switch l := x.lay.(type) {
 	case *elemLayer, *fullLayer, *randomLayer:
 		return true
+	case *sourceLayer:
+		// A zarr chunk is read inside the consumer's task, into a
+		// reused buffer, instead of into a new block of its own.
+		_, ok := l.op.(*op[zarrReadP])
+		return ok
 	}
 	_, ok := constOf(x)
 	return ok

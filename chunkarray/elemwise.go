@@ -20,6 +20,7 @@ const (
 	kWhere            // where(A, B, C)
 	kCast             // A as dtype D
 	kRand             // random block A, generated in place (params R)
+	kZarr             // zarr chunk A of the store at F, read in place
 )
 
 // enode is one node of a fused expression; operands refer to earlier
@@ -33,6 +34,8 @@ type enode struct {
 	S  scalar   `json:"s"`
 	D  nd.DType `json:"d,omitempty"`
 	R  *randomP `json:"r,omitempty"`
+	F  string   `json:"f,omitempty"`
+	h  *zarrHandle
 }
 
 // operand of an elementwise layer: an Array or a 0-d scalar.
@@ -64,6 +67,7 @@ type fused struct {
 	op     *op[elemP]
 	leaves []*Array
 	rands  []*Array
+	files  []*Array
 }
 
 // fusedOf builds (once) the expression of a (an elementwise, constant or
@@ -73,7 +77,7 @@ func (c *collector) fusedOf(a *Array) *fused {
 		return f
 	}
 	var nodes []enode
-	var leaves, rands []*Array
+	var leaves, rands, files []*Array
 	memo := map[*Array]int32{}
 	var build func(x *Array, top bool) int32
 	add := func(n enode) int32 { nodes = append(nodes, n); return int32(len(nodes) - 1) }
@@ -104,6 +108,13 @@ func (c *collector) fusedOf(a *Array) *fused {
 				memo[x] = i
 				return i
 			}
+		case *sourceLayer:
+			if zp, ok := l.op.(*op[zarrReadP]); ok && (top || c.fusable(x)) {
+				files = append(files, x)
+				i = add(enode{K: kZarr, A: int32(len(files) - 1), F: zp.p.Path, h: zp.p.h})
+				memo[x] = i
+				return i
+			}
 		case *randomLayer:
 			if top || c.fusable(x) {
 				rp := l.op.p
@@ -119,17 +130,18 @@ func (c *collector) fusedOf(a *Array) *fused {
 		return i
 	}
 	build(a, true)
-	f := &fused{op: newOp(opElemwise, elemP{Nodes: nodes, D: a.dtype}), leaves: leaves, rands: rands}
+	f := &fused{op: newOp(opElemwise, elemP{Nodes: nodes, D: a.dtype}), leaves: leaves, rands: rands, files: files}
 	c.exprs[a] = f
 	return f
 }
 
 // blockArgs returns the arguments of the fused task of block idx of x:
 // the block shape, the leaves' blocks mapped by broadcasting, then per
-// random node the start and shape of its block.
+// random node the start and shape of its block, then per zarr node the
+// index of its chunk.
 func (c *collector) blockArgs(f *fused, x *Array, idx []int) []graph.Arg {
 	n := len(x.shape)
-	args := make([]graph.Arg, 1, 1+len(f.leaves)+2*len(f.rands))
+	args := make([]graph.Arg, 1, 1+len(f.leaves)+2*len(f.rands)+len(f.files))
 	args[0] = graph.Lit(x.blockShape(idx))
 	src := func(l *Array) []int {
 		m := l.NDim()
@@ -149,6 +161,9 @@ func (c *collector) blockArgs(f *fused, x *Array, idx []int) []graph.Arg {
 	for _, r := range f.rands {
 		li := src(r)
 		args = append(args, graph.Lit(r.blockStart(li)), graph.Lit(r.blockShape(li)))
+	}
+	for _, z := range f.files {
+		args = append(args, graph.Lit(src(z)))
 	}
 	return args
 }
@@ -183,6 +198,7 @@ func (p elemP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer ev.release()
 	if size(shape) == 0 {
 		return nd.Zeros(p.D, shape...)
 	}
@@ -288,9 +304,22 @@ type evaluator struct {
 	shape  []int // the output block's
 	ins    []*nd.Array
 	rands  []randBlock
+	files  []*nd.Array // per zarr node, its chunk (in pooled memory)
 	vals   []*nd.Array
-	bufs   []*nd.Array // per node, 1-d, reused from tile to tile
+	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (pooled)
 	consts []*nd.Array // per kConst node, its 0-d value
+	pooled []*nd.Array // buffers to give back to the pool
+}
+
+// release gives the evaluator's pooled buffers back; nothing the
+// evaluator returned may be used afterwards unless it was copied.
+func (ev *evaluator) release() {
+	for _, b := range ev.pooled {
+		putBuf(b)
+	}
+	ev.pooled = nil
+	clear(ev.bufs)
+	clear(ev.files)
 }
 
 // newEvaluator decodes the arguments of a fused task.
@@ -299,19 +328,21 @@ func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error
 	if err != nil {
 		return nil, nil, err
 	}
-	nin, nrand := 0, 0
+	nin, nrand, nfile := 0, 0, 0
 	for _, n := range p.Nodes {
 		switch n.K {
 		case kIn:
 			nin++
 		case kRand:
 			nrand++
+		case kZarr:
+			nfile++
 		}
 	}
-	if len(args) != 1+nin+2*nrand {
-		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs and %d random blocks", opName, len(args), nin, nrand)
+	if len(args) != 1+nin+2*nrand+nfile {
+		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs, %d random blocks and %d zarr chunks", opName, len(args), nin, nrand, nfile)
 	}
-	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand),
+	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand), files: make([]*nd.Array, nfile),
 		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes))}
 	for i := range ev.ins {
 		if ev.ins[i], err = argArray(args[1+i], opName); err != nil {
@@ -340,9 +371,36 @@ func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error
 			if int(n.A) >= nin {
 				return nil, nil, fmt.Errorf("%s: bad input node %d", opName, i)
 			}
+		case kZarr:
+			if int(n.A) >= nfile || ev.files[n.A] != nil {
+				ev.release()
+				return nil, nil, fmt.Errorf("%s: bad zarr node %d", opName, i)
+			}
+			idx, err := argInts(args, 1+nin+2*nrand+int(n.A), opName)
+			if err == nil {
+				ev.files[n.A], err = ev.readChunk(n, idx)
+			}
+			if err != nil {
+				ev.release()
+				return nil, nil, err
+			}
 		}
 	}
 	return ev, shape, nil
+}
+
+// readChunk reads chunk idx of zarr node n into a pooled buffer.
+func (ev *evaluator) readChunk(n enode, idx []int) (*nd.Array, error) {
+	z, err := n.h.open(n.F)
+	if err != nil {
+		return nil, err
+	}
+	buf, err := getBuf(z.DType(), z.StoredChunkSize())
+	if err != nil {
+		return nil, err
+	}
+	ev.pooled = append(ev.pooled, buf)
+	return z.ReadChunkInto(idx, buf)
 }
 
 // constant reports whether every input of the expression is constant
@@ -350,6 +408,11 @@ func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error
 func (ev *evaluator) constant() bool {
 	if len(ev.rands) > 0 {
 		return false
+	}
+	for _, in := range ev.files {
+		if !isConst(in) {
+			return false
+		}
 	}
 	for _, in := range ev.ins {
 		if !isConst(in) {
@@ -391,9 +454,10 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 	b := ev.bufs[i]
 	if b == nil || b.DType() != d || b.Size() < n {
 		var err error
-		if b, err = nd.Zeros(d, max(n, tileElems)); err != nil {
+		if b, err = getBuf(d, max(n, tileElems)); err != nil {
 			return nil, err
 		}
+		ev.pooled = append(ev.pooled, b)
 		ev.bufs[i] = b
 	}
 	v, err := b.Slice(nd.Slice1{Start: 0, Stop: n, Step: 1})
@@ -422,6 +486,8 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 			v = ev.consts[i]
 		case kIn:
 			v, err = leafView(ev.ins[n.A], sl, ev.shape)
+		case kZarr:
+			v, err = leafView(ev.files[n.A], sl, ev.shape)
 		case kRand:
 			v, err = ev.random(i, n, sl)
 		case kFull:

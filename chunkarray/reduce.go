@@ -188,6 +188,7 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer ev.release()
 	red := make([]bool, len(shape))
 	for _, ax := range p.R.Axes {
 		if ax < 0 || ax >= len(shape) {

@@ -285,6 +285,25 @@ func (a *Array) storedShape() []int {
 // order, or transposed, come back as strided views; call Contiguous for
 // C order.
 func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
+	return a.ReadChunkInto(idx, nil)
+}
+
+// StoredChunkSize is the number of elements of a stored (uncropped)
+// chunk: what a buffer for ReadChunkInto must hold.
+func (a *Array) StoredChunkSize() int {
+	n := 1
+	for _, s := range a.meta.Chunks {
+		n *= s
+	}
+	return n
+}
+
+// ReadChunkInto is ReadChunk decoding into the memory of buf (of the
+// array's dtype, C-contiguous, at least StoredChunkSize elements) instead
+// of new memory, so that a caller can reuse buffers from chunk to chunk;
+// the result is then a view of buf. A nil buf, or one that does not fit,
+// reads into new memory as ReadChunk does.
+func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 	if err := a.checkIndex("ReadChunk", idx); err != nil {
 		return nil, err
 	}
@@ -319,7 +338,7 @@ func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
 	// is one read from the file, a compressed one is read into a pooled
 	// buffer and decompressed in place.
 	var ioErr bool
-	stored, err := nd.FillBytes(a.meta.DType, a.storedShape(), false, a.codec.bigEndian, func(dst []byte) error {
+	fill := func(dst []byte) error {
 		if a.codec.compressor == "" {
 			if size != int64(len(dst)) {
 				return fmt.Errorf("chunk is %d bytes, want %d", size, len(dst))
@@ -338,7 +357,13 @@ func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
 			return err
 		}
 		return decodeInto(a.codec, dst, *buf)
-	})
+	}
+	var stored *nd.Array
+	if buf != nil && buf.DType() == a.meta.DType && buf.Offset() == 0 && buf.IsCContiguous() && buf.Size() >= a.StoredChunkSize() {
+		stored, err = nd.FillBytesInto(buf, a.meta.DType, a.storedShape(), false, a.codec.bigEndian, fill)
+	} else {
+		stored, err = nd.FillBytes(a.meta.DType, a.storedShape(), false, a.codec.bigEndian, fill)
+	}
 	if err != nil {
 		reason := "corrupt chunk"
 		if ioErr {
