@@ -352,10 +352,21 @@ func (a *Array) Persist(ctx context.Context, opts ...Option) (*Array, error) {
 }
 
 // Visualize draws a's graph into path with package viz (the format from
-// the extension; all but .dot need the graphviz dot binary). With
-// WithOptimize(false) the unfused graph is drawn.
+// the extension; all but .dot need the graphviz dot binary), as
+// dask.visualize(arr) does: a's blocks are the outputs, with no finalize
+// task (that one belongs to Compute). vo.Optimize is Dask's
+// optimize_graph: false (the default) draws every operation as its own
+// task; true draws what Compute runs, blockwise fusion and
+// optimize.Optimize included. WithOptimize in opts overrides the fusion
+// part.
 func (a *Array) Visualize(ctx context.Context, path string, vo viz.Options, opts ...Option) error {
-	g, err := a.Graph(opts...)
+	c := config{optimize: vo.Optimize}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	g, err := buildGraph([]*Array{a}, c.optimize)
 	if err != nil {
 		return err
 	}

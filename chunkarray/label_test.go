@@ -1,7 +1,12 @@
 package chunkarray
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -88,5 +93,54 @@ func TestLabelChainBound(t *testing.T) {
 	got := fmt.Sprint(labels(t, y, WithOptimize(true)))
 	if want := "[add-mul-sub-…-exp]"; got != want {
 		t.Errorf("labels: got %s, want %s", got, want)
+	}
+}
+
+// TestVisualize: the picture of an array has its blocks as outputs and no
+// finalize task, as dask.visualize(arr); by default every operation is a
+// task of its own (optimize_graph=False), with viz.Options.Optimize the
+// fused graph that Compute runs.
+func TestVisualize(t *testing.T) {
+	im := Ones([]int{3, 10, 10}, nd.Float64, []int{1, 6, 6})
+	norm := im.Div(im.Max(1, 2).Index(All(), NewAxis(), NewAxis()))
+	for _, tc := range []struct {
+		name string
+		vo   viz.Options
+		opts []Option
+		want string
+	}{
+		{"raw", viz.Options{}, nil, "[getitem max max-aggregate ones truediv]"},
+		{"optimized", viz.Options{Optimize: true}, nil, "[max-aggregate-getitem ones-max ones-truediv]"},
+		{"fused-not-optimized", viz.Options{}, []Option{WithOptimize(true)}, "[getitem max max-aggregate ones truediv]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "norm.dot")
+			if err := norm.Visualize(context.Background(), path, tc.vo, tc.opts...); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte("finalize")) {
+				t.Errorf("picture has a finalize task:\n%s", b)
+			}
+			var got []string
+			for _, m := range regexp.MustCompile(`label="([^"]*)",shape="circle"`).FindAllSubmatch(b, -1) {
+				if s := string(m[1]); !slices.Contains(got, s) {
+					got = append(got, s)
+				}
+			}
+			slices.Sort(got)
+			if fmt.Sprint(got) != tc.want {
+				t.Errorf("circle labels: got %v, want %s", got, tc.want)
+			}
+			// Every block of norm is drawn as an output box.
+			for _, k := range norm.Keys() {
+				if !bytes.Contains(b, []byte(`tooltip="`+string(k)+`"`)) {
+					t.Errorf("block %s is not drawn", k)
+				}
+			}
+		})
 	}
 }
