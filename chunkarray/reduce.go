@@ -213,6 +213,11 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 			accShape[i] = 1
 		}
 	}
+	if p.R.Op == nd.Sum && size(accShape) == 1 {
+		if r, ok, err := ev.fastSum(accShape); ok || err != nil {
+			return r, err
+		}
+	}
 	var acc *nd.Array
 	bop := combineOps[p.R.Op]
 	asl := make([]nd.Slice1, len(shape))
