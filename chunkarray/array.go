@@ -73,23 +73,47 @@ func errorf(op string, shapes [][]int, format string, args ...any) *Array {
 	return errArray(&Error{Op: op, Shapes: shapes, Reason: fmt.Sprintf(format, args...)})
 }
 
-// Name returns the Array's name: the prefix of its block keys.
-func (a *Array) Name() string { return a.name }
+// Name returns the Array's name: the prefix of its block keys ("" for a
+// nil Array).
+func (a *Array) Name() string {
+	if a == nil {
+		return ""
+	}
+	return a.name
+}
 
-// Shape returns the shape. Do not modify it.
-func (a *Array) Shape() []int { return a.shape }
+// Shape returns the shape (nil for a nil Array). Do not modify it.
+func (a *Array) Shape() []int {
+	if a == nil {
+		return nil
+	}
+	return a.shape
+}
 
 // Chunks returns the chunk lengths along each axis. Do not modify them.
-func (a *Array) Chunks() [][]int { return a.chunks }
+func (a *Array) Chunks() [][]int {
+	if a == nil {
+		return nil
+	}
+	return a.chunks
+}
 
-// DType returns the element type.
-func (a *Array) DType() nd.DType { return a.dtype }
+// DType returns the element type (nd.Invalid for a nil Array).
+func (a *Array) DType() nd.DType {
+	if a == nil {
+		return nd.Invalid
+	}
+	return a.dtype
+}
 
 // NDim returns the number of axes.
-func (a *Array) NDim() int { return len(a.shape) }
+func (a *Array) NDim() int { return len(a.Shape()) }
 
 // Size returns the number of elements.
 func (a *Array) Size() int {
+	if a == nil {
+		return 0
+	}
 	n := 1
 	for _, s := range a.shape {
 		n *= s
@@ -98,10 +122,13 @@ func (a *Array) Size() int {
 }
 
 // Nbytes returns the size in bytes.
-func (a *Array) Nbytes() int { return a.Size() * a.dtype.Size() }
+func (a *Array) Nbytes() int { return a.Size() * a.DType().Size() }
 
 // NumBlocks returns the number of blocks along each axis.
 func (a *Array) NumBlocks() []int {
+	if a == nil {
+		return nil
+	}
 	out := make([]int, len(a.chunks))
 	for i, c := range a.chunks {
 		out[i] = len(c)
@@ -111,6 +138,9 @@ func (a *Array) NumBlocks() []int {
 
 // NumTasks returns the number of blocks, the tasks of a's own layer.
 func (a *Array) NumTasks() int {
+	if a == nil {
+		return 0
+	}
 	n := 1
 	for _, c := range a.chunks {
 		n *= len(c)
@@ -124,10 +154,16 @@ func (a *Array) Err() error {
 	if a == nil {
 		return &Error{Op: "array", Reason: "nil Array"}
 	}
+	if a.err == nil && a.lay == nil {
+		return &Error{Op: "array", Reason: "zero Array: build Arrays with the creation functions (Ones, FromNDArray, …)"}
+	}
 	return a.err
 }
 
 func (a *Array) String() string {
+	if a == nil || a.err != nil || a.lay == nil {
+		return "chunkarray.Array<error: " + a.Err().Error() + ">"
+	}
 	if a.err != nil {
 		return "chunkarray.Array<error: " + a.err.Error() + ">"
 	}
@@ -147,7 +183,7 @@ func (a *Array) chunkSize() []int {
 }
 
 // Key returns the key of block idx.
-func (a *Array) Key(idx ...int) graph.Key { return graph.BlockKey(a.name, idx...) }
+func (a *Array) Key(idx ...int) graph.Key { return graph.BlockKey(a.Name(), idx...) }
 
 // DefaultChunkBytes is Dask's array.chunk-size default, 128 MiB.
 const DefaultChunkBytes = 128 << 20
@@ -166,23 +202,93 @@ func NormalizeChunks(op string, spec any, shape []int, dt nd.DType) ([][]int, er
 			return nil, &Error{Op: op, Shapes: [][]int{shape}, Reason: "negative dimension"}
 		}
 	}
+	if n, err := nd.SizeOf(shape); err != nil || (dt.Size() > 0 && n > math.MaxInt/dt.Size()) {
+		return nil, &Error{Op: op, Shapes: [][]int{shape}, Reason: "array is too big: its size in bytes overflows int"}
+	}
+	out, err := normalizeChunks(op, spec, shape, dt, bad)
+	if err != nil {
+		return nil, err
+	}
+	nb := 1
+	for _, c := range out {
+		nb *= len(c)
+		if nb > MaxBlocks {
+			break
+		}
+	}
+	if nb > MaxBlocks {
+		return nil, bad("%s: more than %d blocks", chunkSpecString(spec), MaxBlocks)
+	}
+	return out, nil
+}
+
+// MaxBlocks bounds the number of blocks of one Array: a chunk spec that
+// would cut an array into more blocks is an error rather than a graph too
+// big to hold.
+const MaxBlocks = 1 << 26
+
+// chunkSpecString shows a chunk spec briefly in errors.
+func chunkSpecString(spec any) string {
+	s := fmt.Sprint(spec)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// regularBlocks returns the number of blocks per[i]-long chunks cut shape
+// into, or MaxBlocks+1 when that is more than MaxBlocks (without
+// allocating anything).
+func regularBlocks(per, shape []int) int {
+	nb := 1
+	for i, n := range shape {
+		c := per[i]
+		if c == -1 || c > n {
+			c = n
+		}
+		if c <= 0 || n == 0 {
+			continue // an error or one empty chunk: regularChunks decides
+		}
+		k := (n-1)/c + 1
+		if k > MaxBlocks || nb > MaxBlocks/k {
+			return MaxBlocks + 1
+		}
+		nb *= k
+	}
+	return nb
+}
+
+func normalizeChunks(op string, spec any, shape []int, dt nd.DType, bad func(string, ...any) error) ([][]int, error) {
+	auto := func() ([][]int, error) {
+		n, _ := nd.SizeOf(shape)
+		if n/DefaultChunkBytes*max(1, dt.Size()) > MaxBlocks {
+			return nil, bad("auto: more than %d blocks of %d bytes", MaxBlocks, DefaultChunkBytes)
+		}
+		return AutoChunks(shape, dt, DefaultChunkBytes), nil
+	}
 	switch s := spec.(type) {
 	case nil:
-		return AutoChunks(shape, dt, DefaultChunkBytes), nil
+		return auto()
 	case string:
 		if s != "auto" {
 			return nil, bad("%q: want \"auto\"", s)
 		}
-		return AutoChunks(shape, dt, DefaultChunkBytes), nil
+		return auto()
 	case int:
 		per := make([]int, len(shape))
 		for i := range per {
 			per[i] = s
 		}
+		if regularBlocks(per, shape) > MaxBlocks {
+			return nil, bad("%d: more than %d blocks", s, MaxBlocks)
+		}
 		return regularChunks(op, per, shape)
 	case []int:
 		if len(s) != len(shape) {
 			return nil, bad("%v: %d entries for %d axes", s, len(s), len(shape))
+		}
+		if regularBlocks(s, shape) > MaxBlocks {
+			return nil, bad("%v: more than %d blocks", s, MaxBlocks)
 		}
 		return regularChunks(op, s, shape)
 	case [][]int:
@@ -218,7 +324,7 @@ func regularChunks(op string, per, shape []int) ([][]int, error) {
 		if c == -1 || c > n {
 			c = n
 		}
-		if c <= 0 && n > 0 {
+		if per[i] < -1 || (c <= 0 && n > 0) {
 			return nil, &Error{Op: op, Shapes: [][]int{shape}, Reason: fmt.Sprintf("chunks %v: length %d on axis %d", per, per[i], i)}
 		}
 		out[i] = splitAxis(n, c)

@@ -102,6 +102,9 @@ func (p arangeP) run(_ context.Context, args []any) (any, error) {
 	for i := range v {
 		v[i] = start + float64(first+i)*step
 	}
+	if first == 0 && n > 0 {
+		v[0] = start // not start + 0*step, which is NaN for an infinite step
+	}
 	if p.Last >= first && p.Last < first+n {
 		v[p.Last-first] = math.Float64frombits(p.LastV)
 	}
@@ -140,7 +143,22 @@ func Arange(start, stop, step float64, dt nd.DType, chunks any) *Array {
 	if !dt.Valid() {
 		return errorf(name, nil, "invalid dtype %d", dt)
 	}
-	n := max(0, int(math.Ceil((stop-start)/step)))
+	if math.IsInf(start, 0) || math.IsInf(stop, 0) {
+		return errorf(name, nil, "start %v, stop %v, step %v: maximum allowed size exceeded", start, stop, step)
+	}
+	var n int
+	if math.IsInf(step, 0) {
+		// numpy: one element when stop lies on step's side of start.
+		if (stop-start)*step > 0 {
+			n = 1
+		}
+	} else {
+		nf := math.Ceil((stop - start) / step)
+		if nf >= 1<<62 || math.IsInf(nf, 0) {
+			return errorf(name, nil, "start %v, stop %v, step %v: maximum allowed size exceeded", start, stop, step)
+		}
+		n = max(0, int(nf))
+	}
 	shape := []int{n}
 	ch, err := NormalizeChunks(name, chunks, shape, dt)
 	if err != nil {
@@ -412,6 +430,9 @@ func (l *randomLayer) block(a *Array, idx []int) graph.Node {
 }
 
 func (r *RandomState) make(name string, p randomP, shape []int, dt nd.DType, chunks any) *Array {
+	if r == nil {
+		return errorf(name, [][]int{shape}, "nil RandomState: use Random(seed)")
+	}
 	ch, err := NormalizeChunks(name, chunks, shape, dt)
 	if err != nil {
 		return errArray(err)
@@ -422,6 +443,10 @@ func (r *RandomState) make(name string, p randomP, shape []int, dt nd.DType, chu
 
 // Uniform returns float64 values uniform in [low, high).
 func (r *RandomState) Uniform(low, high float64, shape []int, chunks any) *Array {
+	if d := high - low; math.IsNaN(d) || math.IsInf(d, 0) {
+		// numpy: OverflowError, high - low range exceeds valid bounds.
+		return errorf("uniform", [][]int{shape}, "low %v, high %v: high - low range exceeds valid bounds", low, high)
+	}
 	return r.make("uniform", randomP{Dist: distUniform, A: math.Float64bits(low), B: math.Float64bits(high)}, shape, nd.Float64, chunks)
 }
 
@@ -447,6 +472,9 @@ func FromNDArray(a *nd.Array, chunks any) *Array {
 	const name = "array"
 	if a == nil {
 		return errorf(name, nil, "nil nd.Array")
+	}
+	if !a.DType().Valid() {
+		return errorf(name, [][]int{a.Shape()}, "invalid dtype %d (a zero nd.Array? build it with nd.Zeros or nd.FromSlice)", a.DType())
 	}
 	shape := slices.Clone(a.Shape())
 	ch, err := NormalizeChunks(name, chunks, shape, a.DType())

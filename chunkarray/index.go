@@ -101,8 +101,8 @@ type axSel struct {
 // input chunk, in the order given.
 func (a *Array) Index(sels ...Sel) *Array {
 	const name = "getitem"
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	nin, nell, nadv := 0, 0, 0
 	for _, s := range sels {
@@ -345,8 +345,8 @@ func takePlan(op string, c []int, axis int, idx []int, maxRun int) ([]axSel, err
 // Take selects positions idx along axis (numpy.take with an axis; Dask's
 // chunking rules, see Index).
 func (a *Array) Take(axis int, idx []int) *Array {
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	ax, err := normAxis("take", a, axis)
 	if err != nil {
@@ -366,8 +366,8 @@ func (a *Array) Take(axis int, idx []int) *Array {
 // longer.
 func (a *Array) Compress(cond any, axis int) *Array {
 	const name = "compress"
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	ax, err := normAxis(name, a, axis)
 	if err != nil {
@@ -621,8 +621,8 @@ func reshapeView(v *nd.Array, shape []int) (*nd.Array, error) {
 // Transpose permutes the axes (none given: reverses them), as numpy.
 func (a *Array) Transpose(axes ...int) *Array {
 	const name = "transpose"
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	n := a.NDim()
 	if len(axes) == 0 {
