@@ -199,6 +199,15 @@ func (p elemP) run(_ context.Context, args []any) (any, error) {
 		return nil, err
 	}
 	defer ev.release()
+	return ev.block(shape, false)
+}
+
+// block evaluates the whole block of the given shape: into new memory,
+// or with pooled into a buffer from the pool that ev.release gives back
+// (for a consumer inside the same task). Constant blocks come out
+// zero-stride.
+func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
+	p := ev.p
 	if size(shape) == 0 {
 		return nd.Zeros(p.D, shape...)
 	}
@@ -217,7 +226,20 @@ func (p elemP) run(_ context.Context, args []any) (any, error) {
 		}
 		return r, nil
 	}
-	out, err := nd.Zeros(p.D, shape...)
+	var out *nd.Array
+	var err error
+	if pooled {
+		var buf *nd.Array
+		if buf, err = getBuf(p.D, size(shape)); err != nil {
+			return nil, err
+		}
+		ev.pooled = append(ev.pooled, buf)
+		if out, err = buf.Slice(nd.Slice1{Start: 0, Stop: size(shape), Step: 1}); err == nil {
+			out, err = out.Reshape(shape...)
+		}
+	} else {
+		out, err = nd.Zeros(p.D, shape...)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -183,3 +183,64 @@ func kernelMatches(t *testing.T, a *Array) bool {
 	t.Fatal("no fused reduction task in the graph")
 	return false
 }
+
+// Mean, Var and Std fuse with their input as sums do: the chunk tasks
+// evaluate the expression into a pooled buffer and take its moments. They
+// agree with the unfused graph within rounding (the same moments code on
+// the same block values), and the input's blocks are no tasks.
+func TestFusedMoments(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in := kernelInput(t, nd.Int32, 9)
+	path := filepath.Join(dir, "i4.zarr")
+	if err := FromNDArray(in, []int{16, 20}).ToZarr(ctx, path, ZarrOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := Random(11)
+	for _, tc := range []struct {
+		name string
+		a    func() *Array
+	}{
+		{"uniform affine mean", func() *Array { return r.Uniform(0, 1, []int{90, 70}, 32).Mul(2).Add(1).Mean() }},
+		{"uniform var axis1", func() *Array {
+			return r.Uniform(0, 1, []int{90, 70}, 32).Square().Reduce(nd.Var, []int{1}, ReduceOpts{})
+		}},
+		{"normal std ddof1 keepdims", func() *Array {
+			return r.Normal(5, 2, []int{40, 50, 30}, 16).Reduce(nd.Std, []int{0, 2}, ReduceOpts{Ddof: 1, Keepdims: true})
+		}},
+		{"zarr int32 as float64 mean", func() *Array { return FromZarr(path).AsType(nd.Float64).Mean() }},
+		{"zarr int32 var axis0", func() *Array { return FromZarr(path).Var(0) }},
+		{"ones mean", func() *Array { return Ones([]int{30, 40}, nd.Float32, 7).Mul(3).Mean() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.a()
+			want, err := a.Compute(ctx, WithOptimize(false), WithScheduler(sched.Sync{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range schedulers {
+				got, err := a.Compute(ctx, WithScheduler(s.s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diff(want, got, 1e-12); d != "" {
+					t.Fatalf("fused on %s against unfused: %s", s.name, d)
+				}
+			}
+			g, err := a.Graph()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fusedTasks := 0
+			for _, k := range g.Keys() {
+				n, _ := g.Get(k)
+				if _, ok := n.Op.(*op[reduceFusedP]); ok {
+					fusedTasks++
+				}
+			}
+			if fusedTasks == 0 {
+				t.Errorf("no fused reduction task in the graph")
+			}
+		})
+	}
+}

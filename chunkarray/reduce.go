@@ -189,6 +189,22 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 		return nil, err
 	}
 	defer ev.release()
+	if p.R.Kind == pkMoments {
+		// Mean, Var and Std: the block is evaluated into a pooled buffer
+		// (no block of its own, no task) and its moments taken there.
+		b, err := ev.block(shape, true)
+		if err != nil {
+			return nil, err
+		}
+		c, m, m2, err := nd.Moments(b, p.R.Axes)
+		if err != nil {
+			return nil, err
+		}
+		return []any{c, m, m2}, nil
+	}
+	if p.R.Kind != pkPlain {
+		return nil, fmt.Errorf("%s: bad kind %d", opReduceFused, p.R.Kind)
+	}
 	red := make([]bool, len(shape))
 	for _, ax := range p.R.Axes {
 		if ax < 0 || ax >= len(shape) {
