@@ -155,6 +155,10 @@ func (p *elemP) chain(withLeaves bool) string {
 			if leaf == "" {
 				leaf = fullP{V: n.S}.Label()
 			}
+		case kZarr:
+			if leaf == "" {
+				leaf = zarrReadP{}.Label()
+			}
 		}
 		if s != "" && !seen[s] {
 			seen[s] = true
