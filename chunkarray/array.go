@@ -260,8 +260,7 @@ func regularBlocks(per, shape []int) int {
 
 func normalizeChunks(op string, spec any, shape []int, dt nd.DType, bad func(string, ...any) error) ([][]int, error) {
 	auto := func() ([][]int, error) {
-		n, _ := nd.SizeOf(shape)
-		if n/DefaultChunkBytes*max(1, dt.Size()) > MaxBlocks {
+		if regularBlocks(autoLengths(shape, dt, DefaultChunkBytes), shape) > MaxBlocks {
 			return nil, bad("auto: more than %d blocks of %d bytes", MaxBlocks, DefaultChunkBytes)
 		}
 		return AutoChunks(shape, dt, DefaultChunkBytes), nil
@@ -338,7 +337,7 @@ func splitAxis(n, c int) []int {
 	if n == 0 {
 		return []int{0}
 	}
-	k := (n + c - 1) / c
+	k := (n-1)/c + 1 // not (n+c-1)/c, which overflows for huge n and c
 	out := make([]int, k)
 	for i := range out {
 		out[i] = c
@@ -352,6 +351,16 @@ func splitAxis(n, c int) []int {
 // except axes shorter than it, which stay whole (their slack goes to the
 // others).
 func AutoChunks(shape []int, dt nd.DType, targetBytes int) [][]int {
+	per := autoLengths(shape, dt, targetBytes)
+	out := make([][]int, len(shape))
+	for i, n := range shape {
+		out[i] = splitAxis(n, per[i])
+	}
+	return out
+}
+
+// autoLengths returns AutoChunks' chunk length per axis (at least 1).
+func autoLengths(shape []int, dt nd.DType, targetBytes int) []int {
 	elems := max(1, targetBytes/max(1, dt.Size()))
 	per := make([]int, len(shape))
 	free := []int{} // axes not yet fixed
@@ -383,11 +392,10 @@ func AutoChunks(shape []int, dt nd.DType, targetBytes int) [][]int {
 			break
 		}
 	}
-	out := make([][]int, len(shape))
-	for i, n := range shape {
-		out[i] = splitAxis(n, max(1, per[i]))
+	for i := range per {
+		per[i] = max(1, per[i])
 	}
-	return out
+	return per
 }
 
 // starts returns the offsets at which the chunks of c begin.

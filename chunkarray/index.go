@@ -483,8 +483,12 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 		}
 		lo, step, n := g[0], g[1], g[2]
 		sl[ax] = nd.Slice1{Start: lo, Stop: lo + step*n, Step: step}
-		if n == 0 {
+		switch n {
+		case 0:
 			sl[ax] = nd.Slice1{Start: 0, Stop: 0, Step: 1}
+		case 1:
+			// One element: a huge step would overflow lo + step*n.
+			sl[ax] = nd.Slice1{Start: lo, Stop: lo + 1, Step: 1}
 		}
 		g = g[3:]
 	}

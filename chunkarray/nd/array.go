@@ -251,11 +251,13 @@ type Slice1 struct{ Start, Stop, Step int }
 
 // Len returns the number of elements the slice selects.
 func (s Slice1) Len() int {
+	// Written so that a huge step (math.MaxInt, math.MinInt) cannot
+	// overflow: (stop-start-1)/step + 1, the divisor as unsigned.
 	if s.Step > 0 && s.Stop > s.Start {
-		return (s.Stop - s.Start + s.Step - 1) / s.Step
+		return int(uint(s.Stop-s.Start-1)/uint(s.Step)) + 1
 	}
 	if s.Step < 0 && s.Stop < s.Start {
-		return (s.Start - s.Stop - s.Step - 1) / -s.Step
+		return int(uint(s.Start-s.Stop-1)/(uint(-(s.Step+1))+1)) + 1
 	}
 	return 0
 }
