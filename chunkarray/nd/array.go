@@ -126,10 +126,10 @@ func Zeros(d DType, shape ...int) (*Array, error) {
 	if !d.Valid() {
 		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
 	}
-	n, err := SizeOf(shape)
-	if err != nil {
+	if err := checkBytes("Zeros", d, shape); err != nil {
 		return nil, err
 	}
+	n, _ := SizeOf(shape)
 	return &Array{dtype: d, shape: slices.Clone(shape), strides: CStrides(shape), data: makeSlice(d, n)}, nil
 }
 
@@ -448,6 +448,9 @@ func (a *Array) BroadcastTo(shape ...int) (*Array, error) {
 // shape; one dimension may be -1. It is a view when a is C-contiguous and a
 // copy otherwise.
 func (a *Array) Reshape(shape ...int) (*Array, error) {
+	if err := checkArrays("Reshape", a); err != nil {
+		return nil, err
+	}
 	shape = slices.Clone(shape)
 	infer := -1
 	known := 1
@@ -603,6 +606,9 @@ func (a *Array) At(idx ...int) (any, error) {
 // dtype's Go type. The slice is a's own backing when a is C-contiguous
 // and covers it exactly; treat it as read-only.
 func Values[T Elem](a *Array) ([]T, error) {
+	if err := checkArrays("Values", a); err != nil {
+		return nil, err
+	}
 	data, ok := a.data.([]T)
 	if !ok {
 		var zero T

@@ -11,6 +11,9 @@ import (
 // part into reals, anything non-zero is true. Converting to the same dtype
 // returns a itself.
 func (a *Array) AsType(d DType) (*Array, error) {
+	if err := checkArrays("AsType", a); err != nil {
+		return nil, err
+	}
 	if !d.Valid() {
 		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
 	}

@@ -271,6 +271,9 @@ func UnaryResultType(op UnaryOp, a DType) (DType, error) {
 // shapes do not broadcast, *TypeError when op is not defined on the dtypes,
 // ErrNegativeIntPower (wrapped).
 func Binary(op BinaryOp, a, b *Array) (*Array, error) {
+	if err := checkArrays(op.String(), a, b); err != nil {
+		return nil, err
+	}
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("nd: %s: nil array", op)
 	}
@@ -322,6 +325,9 @@ func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 // Unary returns op applied elementwise to a, with numpy's dtype rules (see
 // UnaryResultType).
 func Unary(op UnaryOp, a *Array) (*Array, error) {
+	if err := checkArrays(op.String(), a); err != nil {
+		return nil, err
+	}
 	if a == nil {
 		return nil, fmt.Errorf("nd: %s: nil array", op)
 	}
@@ -358,6 +364,9 @@ func UnaryInto(op UnaryOp, dst, a *Array) error {
 // of b elsewhere, the three broadcast together; the dtype is
 // ResultTypeOf(a, b), as np.where gives.
 func Where(cond, a, b *Array) (*Array, error) {
+	if err := checkArrays("where", cond, a, b); err != nil {
+		return nil, err
+	}
 	if cond == nil || a == nil || b == nil {
 		return nil, fmt.Errorf("nd: where: nil array")
 	}

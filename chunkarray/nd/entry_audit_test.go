@@ -23,7 +23,7 @@ func TestAuditNDBadInput(t *testing.T) {
 		bug  string
 	}{
 		{"Binary nil", func() error { _, err := Binary(Add, nilA, x); return err }, "nil array", ""},
-		{"Binary zero Array", func() error { _, err := Binary(Add, zero, x); return err }, "add", "zero Array reaches reflect.Value.Index on a zero Value: want an invalid-dtype error as Unary gives"},
+		{"Binary zero Array", func() error { _, err := Binary(Add, zero, x); return err }, "add", ""},
 		{"Unary nil", func() error { _, err := Unary(Sqrt, nilA); return err }, "nil array", ""},
 		{"Unary zero Array", func() error { _, err := Unary(Sqrt, zero); return err }, "invalid dtype", ""},
 		{"Where nil", func() error { _, err := Where(nilA, x, x); return err }, "nil array", ""},
@@ -44,7 +44,7 @@ func TestAuditNDBadInput(t *testing.T) {
 		{"Dot nil", func() error { _, err := Dot(x, nilA); return err }, "nil", nilBug},
 		{"Tensordot nil", func() error { _, err := Tensordot(nilA, x, nil, nil); return err }, "nil", nilBug},
 		{"AsType nil", func() error { _, err := nilA.AsType(Int8); return err }, "nil", nilBug},
-		{"AsType zero Array", func() error { _, err := zero.AsType(Int8); return err }, "invalid dtype", "a zero Array converts to a one-element int8 array without error"},
+		{"AsType zero Array", func() error { _, err := zero.AsType(Int8); return err }, "invalid dtype", ""},
 		{"Reshape nil", func() error { _, err := nilA.Reshape(2); return err }, "nil", nilBug},
 		{"Values nil", func() error { _, err := Values[float64](nilA); return err }, "nil", nilBug},
 		{"Reshape overflowing shape", func() error { _, err := x.Reshape(1<<32, 1<<32); return err }, "Reshape", ""},
@@ -55,7 +55,7 @@ func TestAuditNDBadInput(t *testing.T) {
 		{"At out of range", func() error { _, err := x.At(5, 5); return err }, "out of range", ""},
 		{"Zeros negative", func() error { _, err := Zeros(Float64, -1); return err }, "negative dimension", ""},
 		{"Zeros invalid dtype", func() error { _, err := Zeros(DType(99), 2); return err }, "invalid dtype", ""},
-		{"Zeros 2^62 float64", func() error { _, err := Zeros(Float64, 1<<62); return err }, "Zeros", "makeslice: len out of range: want an error saying the array is too big (size × itemsize overflows)"},
+		{"Zeros 2^62 float64", func() error { _, err := Zeros(Float64, 1<<62); return err }, "too big", ""},
 		{"FromSlice wrong length", func() error { _, err := FromSlice([]float64{1, 2}, 3); return err }, "needs 3 elements", ""},
 		{"FromBytes short", func() error { _, err := FromBytes(Float64, []int{3}, []byte{1, 2}, false, false); return err }, "24 bytes", ""},
 		{"Full string", func() error { _, err := Full(Float64, "x", 2); return err }, "not a scalar", ""},

@@ -26,6 +26,9 @@ import (
 // axes broadcast. 0-d operands and mismatched inner dimensions are
 // ShapeErrors naming both shapes.
 func Matmul(a, b *Array) (*Array, error) {
+	if err := checkArrays("matmul", a, b); err != nil {
+		return nil, err
+	}
 	if a.NDim() == 0 || b.NDim() == 0 {
 		return nil, &ShapeError{Op: "matmul", Shapes: [][]int{a.shape, b.shape}, Reason: "operand does not have enough dimensions"}
 	}
@@ -109,6 +112,9 @@ func btoi(b bool) int {
 // second-to-last (result shape a.shape[:-1] + b.shape[:-2] + b.shape[-1:]).
 // A 0-d operand multiplies the other elementwise.
 func Dot(a, b *Array) (*Array, error) {
+	if err := checkArrays("dot", a, b); err != nil {
+		return nil, err
+	}
 	switch {
 	case a.NDim() == 0 || b.NDim() == 0:
 		return tensordot("dot", a, b, nil, nil)
@@ -122,6 +128,9 @@ func Dot(a, b *Array) (*Array, error) {
 // products over axesA of a paired with axesB of b; the result has a's
 // remaining axes, then b's. Paired axes must have equal lengths.
 func Tensordot(a, b *Array, axesA, axesB []int) (*Array, error) {
+	if err := checkArrays("tensordot", a, b); err != nil {
+		return nil, err
+	}
 	return tensordot("tensordot", a, b, axesA, axesB)
 }
 

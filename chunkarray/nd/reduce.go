@@ -170,6 +170,9 @@ func reducedShape(shape []int, red []bool, keepdims bool) (keep, final []int, co
 // with numpy's to a few ulp; float32 accumulates in float32, like numpy.
 // Var and Std use ddof 0; see VarStd.
 func Reduce(op ReduceOp, a *Array, axes []int, keepdims bool) (*Array, error) {
+	if err := checkArrays(op.String(), a); err != nil {
+		return nil, err
+	}
 	if op >= numReduceOps {
 		return nil, fmt.Errorf("nd: Reduce: invalid op %d", uint8(op))
 	}
@@ -327,6 +330,9 @@ func divideBy(out *Array, n float64) {
 // the squared deviations) and N - ddof ≤ 0 gives +Inf or NaN, not an
 // error. Complex input gives a real result.
 func VarStd(a *Array, axes []int, keepdims bool, ddof int, std bool) (*Array, error) {
+	if err := checkArrays("VarStd", a); err != nil {
+		return nil, err
+	}
 	op := Var
 	if std {
 		op = Std
@@ -406,6 +412,9 @@ func sqrtInPlace(out *Array) {
 // Complex numbers compare lexicographically (real part first). An empty
 // axis is an error.
 func ArgReduce(op ArgOp, a *Array, axis int, flat bool) (*Array, error) {
+	if err := checkArrays(op.String(), a); err != nil {
+		return nil, err
+	}
 	if op != ArgMin && op != ArgMax {
 		return nil, fmt.Errorf("nd: ArgReduce: invalid op %d", uint8(op))
 	}

@@ -19,6 +19,9 @@ import (
 // then Σ|x - mean|²). Computing in float64 whatever the input keeps the
 // merge stable; MomentsResult casts to numpy's result dtype at the end.
 func Moments(a *Array, axes []int) (count, mean, m2 *Array, err error) {
+	if err := checkArrays("Moments", a); err != nil {
+		return nil, nil, nil, err
+	}
 	red, err := reduceAxes("moments", a, axes)
 	if err != nil {
 		return nil, nil, nil, err
@@ -172,6 +175,9 @@ func MomentsResult(op ReduceOp, d DType, count, mean, m2 *Array, ddof int, axes 
 // axis plus offset, the chunk's first global index), both with the
 // keepdims shape (length 1 along axis). ArgCombine merges such partials.
 func ArgChunk(op ArgOp, a *Array, axis int, offset int) (vals, idx *Array, err error) {
+	if err := checkArrays("ArgChunk", a); err != nil {
+		return nil, nil, err
+	}
 	ax, err := NormalizeAxes(op.String(), []int{axis}, a.NDim())
 	if err != nil {
 		return nil, nil, err
@@ -193,6 +199,9 @@ func ArgChunk(op ArgOp, a *Array, axis int, offset int) (vals, idx *Array, err e
 // C-order flat index in the whole array; merge the blocks' partials with
 // ArgCombine along axis 0.
 func ArgChunkFlat(op ArgOp, a *Array, origin, global []int) (vals, idx *Array, err error) {
+	if err := checkArrays("ArgChunkFlat", a); err != nil {
+		return nil, nil, err
+	}
 	if len(origin) != a.NDim() || len(global) != a.NDim() {
 		return nil, nil, &ShapeError{Op: op.String(), Shapes: [][]int{a.shape, origin, global}, Reason: "origin and global shape need one entry per axis"}
 	}
