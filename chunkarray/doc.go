@@ -49,7 +49,11 @@
 // reused from tile to tile, so no intermediate block is materialised.
 // An elementwise Array is fused into its consumer when it is elementwise
 // too, has no other consumer in the graph, and is not itself asked for;
-// constant (Ones, Full) inputs become constants of the expression.
+// constant (Ones, Full) inputs become constants of the expression, and a
+// FromZarr input's chunk is read inside the task into a pooled buffer.
+// Fused whole-block sums of x, x*x, x**2 or square(x) (x an input, maybe
+// cast) run a one-pass kernel instead (kernels.go); Mean, Var and Std
+// fuse with their input as Sum does.
 // WithOptimize(false) turns fusion off: each op is then its own task, which
 // tests use as a second code path.
 //
