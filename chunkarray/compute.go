@@ -241,7 +241,7 @@ func (a *Array) Graph(opts ...Option) (*graph.Graph, error) {
 
 // Keys returns the keys of a's blocks in C order of their block indices.
 func (a *Array) Keys() []graph.Key {
-	if a.err != nil {
+	if a.Err() != nil {
 		return nil
 	}
 	out := make([]graph.Key, 0, a.NumTasks())
@@ -251,7 +251,12 @@ func (a *Array) Keys() []graph.Key {
 
 // FinalKey returns the key of the task that assembles a's blocks into one
 // nd.Array in the graph of BuildGraph.
-func (a *Array) FinalKey() graph.Key { return graph.Key("finalize-" + a.name) }
+func (a *Array) FinalKey() graph.Key {
+	if a.Err() != nil {
+		return ""
+	}
+	return graph.Key("finalize-" + a.name)
+}
 
 // BuildGraph returns the graph that Compute runs for arrays before the
 // generic optimization (optimize.Optimize): their blocks, fused unless

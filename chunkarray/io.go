@@ -508,6 +508,9 @@ func (a *Array) runStore(ctx context.Context, p storeP, opts ...Option) error {
 // Graphs with a Target of your own run only in this process; ToNPY and
 // ToZarr run on any scheduler.
 func (a *Array) Store(ctx context.Context, dst Target, opts ...Option) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
 	if dst == nil {
 		return &Error{Op: "store", Reason: "nil target"}
 	}

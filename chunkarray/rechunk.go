@@ -57,8 +57,8 @@ type piece struct{ in, lo, hi int }
 // between, as Dask's rechunk planner does, so that the task count stays
 // near-linear in the blocks.
 func (a *Array) Rechunk(chunks any) *Array {
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	ch, err := NormalizeChunks("rechunk", chunks, a.shape, a.dtype)
 	if err != nil {

@@ -348,6 +348,9 @@ func (l *reduceLayer) block(a *Array, idx []int) graph.Node {
 
 // Reduce reduces a over axes (nil: all) with op as a tree.
 func (a *Array) Reduce(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
 	kind := pkPlain
 	switch op {
 	case nd.Mean, nd.Var, nd.Std:
@@ -357,8 +360,8 @@ func (a *Array) Reduce(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 }
 
 func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd.DType) *Array {
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	if axes == nil {
 		axes = make([]int, a.NDim())
