@@ -449,10 +449,7 @@ func init() {
 // integrator; they are skipped with the reason and the failure unless
 // TESSERA_CONFORMANCE_STRICT=1, and the test fails when one starts to pass
 // (remove it from here then).
-var knownFailures = map[string]string{
-	"reshape_infer": "Reshape follows Dask's reshape_rechunk, which refuses (7, 9) -> (21, 3) " +
-		"with more than one chunk (9 splits unevenly into 3s across rows); numpy and a one-chunk array reshape it",
-}
+var knownFailures = map[string]string{}
 
 // pendingPrefixes name the cases whose chunkarray API is not committed
 // yet; they are skipped while they have no expression.

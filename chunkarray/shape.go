@@ -10,13 +10,16 @@ import (
 )
 
 // Reshape returns a with a new shape holding the same elements in C order;
-// one dimension may be -1 (inferred). It follows dask.array.reshape: axes
-// may only be merged or split whole ((6, 5, 4) to (30, 4) or (3, 2, 5, 4),
-// not to (4, 5, 6)). The input is first rechunked so that every input
-// block maps to exactly one output block (merged trailing axes taken
-// whole, the leading one cut finer; a split axis's chunks rounded to
-// multiples of the trailing output axes), then each block is reshaped on
-// its own. An array of one block is reshaped in one task.
+// one dimension may be -1 (inferred), as numpy.reshape. The input is
+// first rechunked so that every input block maps to exactly one output
+// block, then each block is reshaped on its own; an array of one block is
+// reshaped in one task. Where axes are merged or split whole ((6, 5, 4)
+// to (30, 4) or (3, 2, 5, 4)) the chunks follow dask.array.reshape:
+// merged trailing axes taken whole, the leading one cut finer; a split
+// axis's chunks rounded to multiples of the trailing output axes. Dask
+// refuses the other reshapes ((7, 9) to (21, 3), (6, 4) to (4, 6)); here
+// the axes concerned are rechunked to whole rows of both shapes (see
+// reshapeRechunk), which costs a rechunk but gives numpy's answer.
 func (a *Array) Reshape(shape ...int) *Array {
 	const name = "reshape"
 	if a.err != nil {
@@ -48,6 +51,13 @@ func (a *Array) Reshape(shape ...int) *Array {
 	if slices.Equal(shape, a.shape) {
 		return a
 	}
+	if a.Size() == 0 && a.NumTasks() > 1 {
+		// No element to place: one empty block reshaped in one task.
+		a = a.Rechunk(-1)
+		if a.err != nil {
+			return a
+		}
+	}
 	if a.NumTasks() == 1 {
 		ch := make([][]int, len(shape))
 		for i, s := range shape {
@@ -76,93 +86,137 @@ func prod(s []int) int {
 
 // reshapeRechunk walks both shapes from the last axis and returns the
 // chunks the input must have and those the output gets, so that input
-// and output blocks correspond one to one in C order of block index. It
-// implements the rules of Dask's reshape_rechunk.
+// and output blocks correspond one to one in C order of block index.
+//
+// Axes are taken in groups, the fewest trailing axes of each side whose
+// sizes have the same product. A group that merges input axes into one
+// output axis, or splits one input axis into several, follows Dask's
+// reshape_rechunk. Dask refuses the other groups ((7, 9) to (21, 3): 9
+// is neither a multiple nor a divisor of 3); numpy reshapes them, and so
+// does this: the group's trailing input axes are taken whole, its leading
+// input axis is cut into chunks of a multiple of m = Pout/gcd(Pin, Pout)
+// rows (Pin, Pout: the products of the trailing axes of the input and of
+// the output group), so that each input block holds whole rows of the
+// output group; the output's leading axis gets c·Pin/Pout for an input
+// chunk of c rows, its trailing axes are whole.
 func reshapeRechunk(in, out []int, inChunks [][]int) ([][]int, [][]int, error) {
 	ri := make([][]int, len(in))
 	ro := make([][]int, len(out))
 	ii, oi := len(in)-1, len(out)-1
-	errUneven := fmt.Errorf("only merging or splitting whole axes is supported")
 	for ii >= 0 || oi >= 0 {
 		switch {
 		case ii >= 0 && oi >= 0 && in[ii] == out[oi]:
 			ri[ii], ro[oi] = inChunks[ii], inChunks[ii]
 			ii--
 			oi--
+			continue
 		case ii >= 0 && in[ii] == 1:
 			ri[ii] = []int{1}
 			ii--
+			continue
 		case oi >= 0 && out[oi] == 1:
 			ro[oi] = []int{1}
 			oi--
+			continue
 		case ii < 0 || oi < 0:
-			return nil, nil, errUneven
-		case in[ii] < out[oi]: // merge in[left..ii] into out[oi]
-			left := ii - 1
-			for left >= 0 && prod(in[left:ii+1]) < out[oi] {
-				left--
-			}
-			if left < 0 || prod(in[left:ii+1]) != out[oi] {
-				return nil, nil, errUneven
-			}
-			// When every axis before ii is chunked by one, blocks only
-			// move: no rechunking.
-			byOne := true
-			for i := 0; i < ii; i++ {
-				if len(inChunks[i]) != in[i] {
-					byOne = false
+			return nil, nil, fmt.Errorf("sizes differ")
+		}
+		// The group: in[li..ii] and out[lo..oi] with equal products.
+		li, lo := ii, oi
+		pi, po := in[ii], out[oi]
+		for pi != po {
+			if pi < po {
+				li--
+				if li < 0 {
+					return nil, nil, fmt.Errorf("sizes differ")
 				}
-			}
-			if byOne {
-				for i := 0; i <= ii; i++ {
-					ri[i] = inChunks[i]
-				}
-				rep := 1
-				for _, c := range inChunks[left:ii] {
-					rep *= len(c)
-				}
-				var oc []int
-				for r := 0; r < rep; r++ {
-					oc = append(oc, inChunks[ii]...)
-				}
-				ro[oi] = oc
+				pi *= in[li]
 			} else {
-				red := 1
-				for i := left + 1; i <= ii; i++ {
-					ri[i] = []int{in[i]}
-					red *= len(inChunks[i])
+				lo--
+				if lo < 0 {
+					return nil, nil, fmt.Errorf("sizes differ")
 				}
-				ri[left] = expandChunks(inChunks[left], red)
-				p := prod(in[left+1 : ii+1])
-				ro[oi] = make([]int, len(ri[left]))
-				for k, c := range ri[left] {
-					ro[oi][k] = c * p
-				}
+				po *= out[lo]
 			}
-			oi--
-			ii = left - 1
-		default: // split in[ii] into out[left..oi]
-			left := oi - 1
-			for left >= 0 && prod(out[left:oi+1]) < in[ii] {
-				left--
-			}
-			if left < 0 || prod(out[left:oi+1]) != in[ii] {
-				return nil, nil, errUneven
-			}
-			cs := prod(out[left+1 : oi+1])
+		}
+		switch {
+		case lo == oi: // merge in[li..ii] into out[oi]
+			reshapeMerge(in, inChunks, li, ii, ri, ro, oi)
+		case li == ii: // split in[ii] into out[lo..oi]
+			cs := prod(out[lo+1 : oi+1])
 			ri[ii] = contractChunks(inChunks[ii], cs)
-			for i := left + 1; i <= oi; i++ {
+			for i := lo + 1; i <= oi; i++ {
 				ro[i] = []int{out[i]}
 			}
-			ro[left] = make([]int, len(ri[ii]))
+			ro[lo] = make([]int, len(ri[ii]))
 			for k, c := range ri[ii] {
-				ro[left][k] = c / cs
+				ro[lo][k] = c / cs
 			}
-			oi = left - 1
-			ii--
+		default:
+			pin, pout := prod(in[li+1:ii+1]), prod(out[lo+1:oi+1])
+			m := pout / gcd(pin, pout)
+			red := 1
+			for i := li + 1; i <= ii; i++ {
+				ri[i] = []int{in[i]}
+				red *= len(inChunks[i])
+			}
+			ri[li] = contractChunks(expandChunks(inChunks[li], red), m)
+			ro[lo] = make([]int, len(ri[li]))
+			for k, c := range ri[li] {
+				ro[lo][k] = c * pin / pout
+			}
+			for i := lo + 1; i <= oi; i++ {
+				ro[i] = []int{out[i]}
+			}
 		}
+		ii, oi = li-1, lo-1
 	}
 	return ri, ro, nil
+}
+
+// reshapeMerge sets the chunks of a merge of in[left..ii] into out[oi].
+func reshapeMerge(in []int, inChunks [][]int, left, ii int, ri, ro [][]int, oi int) {
+	// When every axis before ii is chunked by one, blocks only move: no
+	// rechunking.
+	byOne := true
+	for i := 0; i < ii; i++ {
+		if len(inChunks[i]) != in[i] {
+			byOne = false
+		}
+	}
+	if byOne {
+		for i := 0; i <= ii; i++ {
+			ri[i] = inChunks[i]
+		}
+		rep := 1
+		for _, c := range inChunks[left:ii] {
+			rep *= len(c)
+		}
+		var oc []int
+		for r := 0; r < rep; r++ {
+			oc = append(oc, inChunks[ii]...)
+		}
+		ro[oi] = oc
+		return
+	}
+	red := 1
+	for i := left + 1; i <= ii; i++ {
+		ri[i] = []int{in[i]}
+		red *= len(inChunks[i])
+	}
+	ri[left] = expandChunks(inChunks[left], red)
+	p := prod(in[left+1 : ii+1])
+	ro[oi] = make([]int, len(ri[left]))
+	for k, c := range ri[left] {
+		ro[oi][k] = c * p
+	}
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // expandChunks cuts every chunk into about factor pieces (at least 1
