@@ -58,3 +58,31 @@ func ExampleDOT_collapse() {
 	//	n3->n1;
 	// }
 }
+
+// binop is one registered op for several functions; Label says which one
+// a task runs, and the picture shows it instead of the op's name.
+type binop struct{ fn string }
+
+func (binop) Name() string                                { return "example.binop" }
+func (binop) Run(_ context.Context, a []any) (any, error) { return a[0], nil }
+func (o binop) Label() string                             { return o.fn }
+
+func ExampleLabeler() {
+	g := graph.New(2)
+	_ = g.AddLiteral("x", 1)
+	_ = g.AddTask("truediv-0123456789abcdef", binop{"truediv"}, graph.Ref("x"))
+
+	b, err := viz.DOT(g, viz.Options{Collapse: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(b))
+	// Output:
+	// digraph {
+	//	rankdir="BT";
+	//	n1[label="truediv",shape="circle",tooltip="truediv-0123456789abcdef"];
+	//	n2[label="x",shape="box",tooltip="x"];
+	//	n2->n1;
+	// }
+}

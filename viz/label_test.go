@@ -3,6 +3,7 @@ package viz_test
 import (
 	"context"
 	"fmt"
+	"sort"
 	"testing"
 
 	"github.com/tessera-go/tessera/graph"
@@ -51,6 +52,7 @@ func TestLabeler(t *testing.T) {
 					labels = append(labels, a["label"])
 				}
 			}
+			sort.Strings(labels)
 			if got := fmt.Sprint(labels); got != tc.want {
 				t.Errorf("circles: got %s, want %s", got, tc.want)
 			}
