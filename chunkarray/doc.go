@@ -70,6 +70,21 @@
 // reduction's live memory is bounded by chunk bytes × workers × a small
 // constant.
 //
+// # Pictures
+//
+// Visualize draws an Array's graph as dask.visualize(arr) does: its
+// blocks are the outputs (no finalize task: that one belongs to Compute),
+// and by default every operation is a task of its own (optimize_graph=
+// False); viz.Options.Optimize draws what Compute runs. Tasks are labelled
+// by the function they run (viz.Labeler): "ones", "random_sample",
+// "arange"; "max" per block, "max-partial" for the levels of the tree,
+// "max-aggregate" for its root; "truediv", or "sin-mul" for a fused
+// chain (Python's operator names where there is one, numpy's ufunc names
+// otherwise); "getitem", "transpose", "reshape"; "rechunk-split" and
+// "rechunk-merge"; "from-zarr", "from-npy", "store". Op names, which the
+// registry and encoded graphs use, are one per kind of task and do not
+// say as much.
+//
 // # Errors
 //
 // Errors are sticky: an operation on incompatible shapes or dtypes returns
