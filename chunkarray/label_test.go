@@ -3,6 +3,7 @@ package chunkarray
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,6 +141,84 @@ func TestVisualize(t *testing.T) {
 				if !bytes.Contains(b, []byte(`tooltip="`+string(k)+`"`)) {
 					t.Errorf("block %s is not drawn", k)
 				}
+			}
+		})
+	}
+}
+
+var updatePictures = flag.Bool("update-pictures", false, "rewrite the golden pictures in testdata/viz")
+
+// TestPictureGolden: the seed's normalisation, small, drawn as
+// dask.visualize draws it; byte-stable, compared with a golden file
+// (rewrite with -update-pictures, and look at it with dot -Tpng).
+func TestPictureGolden(t *testing.T) {
+	im := Ones([]int{2, 4, 4}, nd.Float64, []int{1, 3, 3})
+	norm := im.Div(im.Max(1, 2).Index(All(), NewAxis(), NewAxis()))
+	for _, tc := range []struct {
+		file string
+		vo   viz.Options
+	}{
+		{"normalize.dot", viz.Options{}},
+		{"normalize-optimized.dot", viz.Options{Optimize: true}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			g, err := norm.Graph(WithOptimize(tc.vo.Optimize))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.vo.Keys = norm.Keys()
+			got, err := viz.DOT(g, tc.vo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "viz", tc.file)
+			if *updatePictures {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update-pictures)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the golden file; got:\n%s", path, got)
+			}
+			// Visualize writes the same bytes.
+			out := filepath.Join(t.TempDir(), tc.file)
+			if err := norm.Visualize(context.Background(), out, tc.vo); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(out); !bytes.Equal(b, want) {
+				t.Errorf("Visualize wrote other bytes than the golden %s", path)
+			}
+		})
+	}
+}
+
+// TestIndexNameDeterministic: the same selection built twice has the same
+// name (pictures and graph merging rely on it); its token covers boolean
+// masks too, which graph.Tokenize once refused, giving an impure name.
+func TestIndexNameDeterministic(t *testing.T) {
+	x := Ones([]int{4, 3}, nd.Float64, 2)
+	for _, tc := range []struct {
+		name string
+		sel  func() *Array
+	}{
+		{"slice-newaxis", func() *Array { return x.Index(All(), NewAxis(), At(1)) }},
+		{"ints", func() *Array { return x.Index(Ints(3, 0), All()) }},
+		{"bools", func() *Array { return x.Index(Bools(true, false, true, true)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := tc.sel(), tc.sel()
+			if a.Err() != nil {
+				t.Fatal(a.Err())
+			}
+			if a.Name() != b.Name() {
+				t.Errorf("built twice: %s then %s", a.Name(), b.Name())
 			}
 		})
 	}

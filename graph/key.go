@@ -101,8 +101,9 @@ type Tokenizer interface {
 // Tokenize returns a deterministic hex token for its arguments: equal inputs
 // give equal tokens in every process and every run. It understands nil,
 // booleans, integers, floats, complex numbers, strings, byte slices, Keys,
-// slices and maps of those (maps in sorted-key order), Ops (by name and
-// parameters) and Tokenizers. For any other value it returns an error;
+// slices ([]any, []int, []int64, []float64, []bool, []string, []Key) and
+// maps of those (maps in sorted-key order), Ops (by name and parameters)
+// and Tokenizers. For any other value it returns an error;
 // callers that cannot tokenize fall back to an impure token.
 func Tokenize(parts ...any) (string, error) {
 	h := fnv.New128a()
@@ -205,6 +206,15 @@ func tokenizeInto(h hash.Hash, v any) error {
 		w(25, uint64(len(x)))
 		for _, e := range x {
 			w(13, math.Float64bits(e))
+		}
+	case []bool:
+		w(29, uint64(len(x)))
+		for _, e := range x {
+			if e {
+				w(1, 1)
+			} else {
+				w(1, 0)
+			}
 		}
 	case []string:
 		w(26, uint64(len(x)))

@@ -149,7 +149,7 @@ func TestTokenizeDeterministic(t *testing.T) {
 		{1, int8(-2), int16(3), int32(-4), int64(5), uint(6), uint8(7), uint16(8), uint32(9), uint64(10)},
 		{float32(1.5), 2.5, complex64(1 + 2i), complex(3, 4), math.NaN(), math.Inf(-1)},
 		{"s", []byte("b"), graph.Key("k")},
-		{[]any{1, "a", []any{2.0}}, []int{1, 2}, []int64{3}, []float64{4}, []string{"x"}, []graph.Key{"y"}},
+		{[]any{1, "a", []any{2.0}}, []int{1, 2}, []int64{3}, []float64{4}, []string{"x"}, []graph.Key{"y"}, []bool{true, false}},
 		{map[string]any{"b": 2, "a": 1, "c": []any{3}}},
 		{addOp{}, scaleOp{Factor: 3}, binOp{C: 1}},
 		{tokenized("custom")},
