@@ -22,8 +22,8 @@ import (
 // reshapeRechunk), which costs a rechunk but gives numpy's answer.
 func (a *Array) Reshape(shape ...int) *Array {
 	const name = "reshape"
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	shape = slices.Clone(shape)
 	infer, known := -1, 1
@@ -303,8 +303,8 @@ func (reshapeP) run(_ context.Context, args []any) (any, error) {
 // every axis of length 1), as numpy.squeeze.
 func (a *Array) Squeeze(axes ...int) *Array {
 	const name = "squeeze"
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	drop := make([]bool, a.NDim())
 	if len(axes) == 0 {
@@ -340,8 +340,8 @@ func (a *Array) Squeeze(axes ...int) *Array {
 // (negative counts from the end), as numpy.expand_dims.
 func (a *Array) ExpandDims(axis int) *Array {
 	const name = "expand_dims"
-	if a.err != nil {
-		return a
+	if err := a.Err(); err != nil {
+		return errArray(err)
 	}
 	n := a.NDim() + 1
 	if axis < -n || axis >= n {
