@@ -1,0 +1,292 @@
+package udfbridge
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+)
+
+// Masks is a stack of k masks over a dataset's signal, LiberTEM's
+// MaskContainer: either dense (a k × sig array) or sparse in compressed
+// sparse row form over the flattened signal (row m holds mask m's non-zero
+// entries). Build one with DenseMasks or SparseMasks.
+//
+// A dense stack is applied to each tile as one matrix product through
+// gonum's BLAS (tile rows × the masks' columns of the tile's sig region);
+// a sparse one by a loop over the non-zero entries inside the region,
+// which is faster when masks are mostly zero (ring and point masks).
+type Masks struct {
+	k, size int
+	sig     []int
+	dense   *nd.Array // k × size, C contiguous; nil when sparse
+
+	// CSR: row m's entries are indices[indptr[m]:indptr[m+1]] (flat sig
+	// positions, ascending) with values values[...] (dtype dt).
+	indptr, indices []int
+	values          *nd.Array // 1-d, len(indices)
+	dt              nd.DType
+
+	// regions caches, per tile sig region, the dense masks restricted to
+	// it (regionKey → k × regionSize); built lazily inside a task.
+	regions map[string]*nd.Array
+}
+
+// DenseMasks makes a mask stack from masks of shape (k,)+sig; the dtype
+// of masks takes part in the result dtype (numpy promotion with the input
+// dtype). masks is copied.
+func DenseMasks(masks *nd.Array, sig []int) (*Masks, error) {
+	if masks == nil {
+		return nil, fmt.Errorf("udfbridge: ApplyMasks: nil mask stack")
+	}
+	sh := masks.Shape()
+	if len(sh) != len(sig)+1 || !slices.Equal(sh[1:], sig) {
+		return nil, fmt.Errorf("udfbridge: ApplyMasks: mask stack of shape %v does not fit signal shape %v (want (k,)+sig)", sh, sig)
+	}
+	if masks.DType().IsBool() {
+		var err error
+		if masks, err = masks.AsType(nd.Float32); err != nil {
+			return nil, err
+		}
+	}
+	size := prodInts(sig)
+	d, err := masks.Contiguous().Copy().Reshape(sh[0], size)
+	if err != nil {
+		return nil, err
+	}
+	return &Masks{k: sh[0], size: size, sig: slices.Clone(sig), dense: d, dt: d.DType()}, nil
+}
+
+// SparseMasks makes a stack of k sparse masks over a signal of shape sig
+// from CSR arrays: indptr (k+1 ascending offsets from 0), indices (flat
+// sig positions) and values (one per index, any numeric dtype).
+func SparseMasks(sig []int, indptr, indices []int, values *nd.Array) (*Masks, error) {
+	size := prodInts(sig)
+	k := len(indptr) - 1
+	if k < 0 || indptr[0] != 0 || indptr[k] != len(indices) {
+		return nil, fmt.Errorf("udfbridge: ApplyMasks: sparse masks: indptr %v does not span %d indices", shortInts(indptr), len(indices))
+	}
+	for m := 0; m < k; m++ {
+		if indptr[m+1] < indptr[m] {
+			return nil, fmt.Errorf("udfbridge: ApplyMasks: sparse masks: indptr decreases at row %d", m)
+		}
+	}
+	for _, j := range indices {
+		if j < 0 || j >= size {
+			return nil, fmt.Errorf("udfbridge: ApplyMasks: sparse masks: index %d outside signal of %d pixels %v", j, size, sig)
+		}
+	}
+	if values == nil || values.NDim() != 1 || values.Shape()[0] != len(indices) {
+		return nil, fmt.Errorf("udfbridge: ApplyMasks: sparse masks: want %d values in a 1-d array", len(indices))
+	}
+	if values.DType().IsBool() {
+		var err error
+		if values, err = values.AsType(nd.Float32); err != nil {
+			return nil, err
+		}
+	}
+	return &Masks{k: k, size: size, sig: slices.Clone(sig), indptr: slices.Clone(indptr),
+		indices: slices.Clone(indices), values: values.Copy(), dt: values.DType()}, nil
+}
+
+// K returns the number of masks.
+func (m *Masks) K() int { return m.k }
+
+// Sparse reports whether the stack is held in CSR form.
+func (m *Masks) Sparse() bool { return m.dense == nil }
+
+// DType returns the masks' dtype.
+func (m *Masks) DType() nd.DType { return m.dt }
+
+func prodInts(s []int) int {
+	p := 1
+	for _, x := range s {
+		p *= x
+	}
+	return p
+}
+
+func shortInts(x []int) []int {
+	if len(x) > 8 {
+		return x[:8]
+	}
+	return x
+}
+
+// regionIndex returns, for a sig region (start, shape), the flat sig
+// positions it covers in C order.
+func regionIndex(sig, start, shape []int) []int {
+	if start == nil {
+		start = make([]int, len(sig))
+		shape = sig
+	}
+	n := prodInts(shape)
+	out := make([]int, 0, n)
+	strides := nd.CStrides(sig)
+	idx := make([]int, len(shape))
+	for range n {
+		f := 0
+		for d := range idx {
+			f += (start[d] + idx[d]) * strides[d]
+		}
+		out = append(out, f)
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
+}
+
+func isWhole(sig, start, shape []int) bool {
+	if start == nil {
+		return true
+	}
+	for d := range sig {
+		if start[d] != 0 || shape[d] != sig[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// apply returns tile (t rows of a sig region, any shape (t,)+region) times
+// the masks restricted to that region: shape (t, k), dtype dt.
+func (m *Masks) apply(tile *nd.Array, start, shape []int, dt nd.DType) (*nd.Array, error) {
+	t := tile.Shape()[0]
+	rsize := 1
+	for _, x := range tile.Shape()[1:] {
+		rsize *= x
+	}
+	x, err := tile.Contiguous().Reshape(t, rsize)
+	if err != nil {
+		return nil, err
+	}
+	if x.DType() != dt {
+		if x, err = x.AsType(dt); err != nil {
+			return nil, err
+		}
+	}
+	if m.dense != nil {
+		var mk *nd.Array
+		if isWhole(m.sig, start, shape) {
+			mk = m.dense
+		} else {
+			key := fmt.Sprint(start, shape)
+			if mk = m.regions[key]; mk == nil {
+				idx := regionIndex(m.sig, start, shape)
+				mk, err = gatherCols(m.dense, idx)
+				if err != nil {
+					return nil, err
+				}
+				if m.regions == nil {
+					m.regions = map[string]*nd.Array{}
+				}
+				m.regions[key] = mk
+			}
+		}
+		if mk.DType() != dt {
+			if mk, err = mk.AsType(dt); err != nil {
+				return nil, err
+			}
+			if isWhole(m.sig, start, shape) {
+				m.dense = mk // keep the cast: later tiles reuse it
+			}
+		}
+		mt, err := mk.Transpose()
+		if err != nil {
+			return nil, err
+		}
+		return nd.Matmul(x, mt) // (t, rsize)·(rsize, k) by BLAS gemm
+	}
+	return m.applySparse(x, start, shape, dt)
+}
+
+// gatherCols returns the columns idx of the 2-d array a, contiguous.
+func gatherCols(a *nd.Array, idx []int) (*nd.Array, error) {
+	k := a.Shape()[0]
+	out, err := nd.Zeros(a.DType(), k, len(idx))
+	if err != nil {
+		return nil, err
+	}
+	for c, j := range idx {
+		col, err := a.Slice(nd.Slice1{Start: 0, Stop: k, Step: 1}, nd.Slice1{Start: j, Stop: j + 1, Step: 1})
+		if err != nil {
+			return nil, err
+		}
+		dst, err := out.Slice(nd.Slice1{Start: 0, Stop: k, Step: 1}, nd.Slice1{Start: c, Stop: c + 1, Step: 1})
+		if err != nil {
+			return nil, err
+		}
+		if err := nd.AsTypeInto(dst, col); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (m *Masks) applySparse(x *nd.Array, start, shape []int, dt nd.DType) (*nd.Array, error) {
+	t := x.Shape()[0]
+	rsize := x.Shape()[1]
+	// local position of each flat sig index inside the region, -1 outside
+	var local map[int]int
+	whole := isWhole(m.sig, start, shape)
+	if !whole {
+		idx := regionIndex(m.sig, start, shape)
+		local = make(map[int]int, len(idx))
+		for i, j := range idx {
+			local[j] = i
+		}
+	}
+	vals, err := m.values.AsType(dt)
+	if err != nil {
+		return nil, err
+	}
+	out, err := nd.Zeros(dt, t, m.k)
+	if err != nil {
+		return nil, err
+	}
+	pos := func(j int) int {
+		if whole {
+			return j
+		}
+		if p, ok := local[j]; ok {
+			return p
+		}
+		return -1
+	}
+	switch dt {
+	case nd.Float32:
+		csrApply[float32](out, x, vals, m.indptr, m.indices, m.k, t, rsize, pos)
+	case nd.Float64:
+		csrApply[float64](out, x, vals, m.indptr, m.indices, m.k, t, rsize, pos)
+	case nd.Complex64:
+		csrApply[complex64](out, x, vals, m.indptr, m.indices, m.k, t, rsize, pos)
+	case nd.Complex128:
+		csrApply[complex128](out, x, vals, m.indptr, m.indices, m.k, t, rsize, pos)
+	default:
+		return nil, fmt.Errorf("udfbridge: ApplyMasks: sparse masks in dtype %v (want a float or complex result dtype)", dt)
+	}
+	return out, nil
+}
+
+func csrApply[T float32 | float64 | complex64 | complex128](out, x, vals *nd.Array, indptr, indices []int, k, t, rsize int, pos func(int) int) {
+	o := out.Data().([]T)
+	xd := x.Data().([]T)[x.Offset():]
+	v, _ := nd.Values[T](vals)
+	for mi := 0; mi < k; mi++ {
+		for e := indptr[mi]; e < indptr[mi+1]; e++ {
+			p := pos(indices[e])
+			if p < 0 {
+				continue
+			}
+			w := v[e]
+			for f := 0; f < t; f++ {
+				o[f*k+mi] += xd[f*rsize+p] * w
+			}
+		}
+	}
+}
