@@ -275,7 +275,7 @@ func (m *Masks) applySparse(x *nd.Array, start, shape []int, dt nd.DType) (*nd.A
 
 func csrApply[T float32 | float64 | complex64 | complex128](out, x, vals *nd.Array, indptr, indices []int, k, t, rsize int, pos func(int) int) {
 	o := out.Data().([]T)
-	xd := x.Data().([]T)[x.Offset():]
+	xd, _ := nd.Values[T](x)
 	v, _ := nd.Values[T](vals)
 	for mi := 0; mi < k; mi++ {
 		for e := indptr[mi]; e < indptr[mi+1]; e++ {

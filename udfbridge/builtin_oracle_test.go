@@ -67,9 +67,9 @@ type testDS struct {
 	nav, sig []int
 }
 
-func (t *testDS) NavShape() []int  { return t.nav }
-func (t *testDS) SigShape() []int  { return t.sig }
-func (t *testDS) DType() nd.DType  { return t.a.DType() }
+func (t *testDS) NavShape() []int { return t.nav }
+func (t *testDS) SigShape() []int { return t.sig }
+func (t *testDS) DType() nd.DType { return t.a.DType() }
 func (t *testDS) Spec() (DatasetSpec, error) {
 	return DatasetSpec{}, fmt.Errorf("testDS has no spec")
 }
