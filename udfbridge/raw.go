@@ -138,13 +138,22 @@ func (d *RawDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 
 // copyRegion fills dst with the region st/sh of a C-order array of shape
 // full and item-byte elements, by calls read(part, byteOffset) for each
-// contiguous run of the region (the trailing axes the region covers
-// whole, times the first one it does not).
+// contiguous run of the region.
 func copyRegion(full, st, sh []int, item int, dst []byte, read func(dst []byte, off int64) error) error {
+	return regionRuns(full, st, sh, item, func(pos int, off int64, run int) error {
+		return read(dst[pos:pos+run], off)
+	})
+}
+
+// regionRuns calls fn for each contiguous run of bytes of the region st/sh
+// of a C-order array of shape full with item-byte elements: pos is the
+// run's byte position in the compact (C-order) region, off its byte offset
+// in the full array, run its length in bytes. A run is the trailing axes the
+// region covers whole, times the first axis it does not.
+func regionRuns(full, st, sh []int, item int, fn func(pos int, off int64, run int) error) error {
 	if dsProd(sh) == 0 {
 		return nil
 	}
-	// Contiguous run: trailing axes covered whole, then one more axis.
 	k := len(full) - 1
 	run := item
 	for k >= 0 && st[k] == 0 && sh[k] == full[k] {
@@ -154,26 +163,24 @@ func copyRegion(full, st, sh []int, item int, dst []byte, read func(dst []byte, 
 	if k >= 0 {
 		run *= sh[k]
 	}
-	// strides in bytes
 	strides := make([]int64, len(full))
 	s := int64(item)
 	for i := len(full) - 1; i >= 0; i-- {
 		strides[i] = s
 		s *= int64(full[i])
 	}
-	// Iterate over the outer axes 0..k-1.
 	idx := make([]int, max(k, 0))
 	pos := 0
 	for {
 		off := int64(0)
-		for i := 0; i < len(full); i++ {
+		for i := range full {
 			j := st[i]
 			if i < k {
 				j += idx[i]
 			}
 			off += int64(j) * strides[i]
 		}
-		if err := read(dst[pos:pos+run], off); err != nil {
+		if err := fn(pos, off, run); err != nil {
 			return err
 		}
 		pos += run

@@ -1,0 +1,220 @@
+package udfbridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/chunkarray/zarr"
+)
+
+// KindZarr is the dataset kind of zarr arrays (OpenZarr).
+const KindZarr = "zarr"
+
+func init() {
+	RegisterDatasetKind(KindZarr, func(params []byte) (Dataset, error) {
+		var p sigDimsParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("udfbridge: zarr dataset parameters: %w", err)
+		}
+		return OpenZarr(p.Path, p.SigDims)
+	})
+}
+
+type sigDimsParams struct {
+	Path    string `json:"path"`
+	SigDims int    `json:"sig_dims"`
+}
+
+// ZarrDataset is a zarr array (v2 or v3) whose last sigDims axes are the
+// sig. Read decodes only the chunks the requested frames and sig region
+// touch, each once per Read.
+type ZarrDataset struct {
+	z        *zarr.Array
+	path     string
+	sigDims  int
+	nav, sig []int
+	bounds   [][]int // chunk boundaries per axis
+}
+
+var _ Dataset = (*ZarrDataset)(nil)
+
+// OpenZarr opens the zarr array at path (its metadata only); the last
+// sigDims axes are the sig, the others the nav.
+func OpenZarr(path string, sigDims int) (*ZarrDataset, error) {
+	z, err := zarr.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: zarr dataset: %w", err)
+	}
+	shape := z.Shape()
+	nav, sig, err := splitNavSig("zarr array "+path, shape, sigDims)
+	if err != nil {
+		return nil, err
+	}
+	bounds := make([][]int, len(shape))
+	for i, s := range shape {
+		c := z.Chunks()[i]
+		b := []int{0}
+		for x := c; x < s; x += c {
+			b = append(b, x)
+		}
+		bounds[i] = append(b, s)
+	}
+	return &ZarrDataset{z: z, path: path, sigDims: sigDims, nav: nav, sig: sig, bounds: bounds}, nil
+}
+
+func (d *ZarrDataset) NavShape() []int { return dsClone(d.nav) }
+func (d *ZarrDataset) SigShape() []int { return dsClone(d.sig) }
+func (d *ZarrDataset) DType() nd.DType { return d.z.DType() }
+func (d *ZarrDataset) String() string  { return "zarr array " + d.path }
+
+func (d *ZarrDataset) Spec() (DatasetSpec, error) {
+	b, err := json.Marshal(sigDimsParams{Path: d.path, SigDims: d.sigDims})
+	return DatasetSpec{Kind: KindZarr, Params: b}, err
+}
+
+func (d *ZarrDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	return readBlocks(ctx, d.String(), d.z.DType(), d.nav, d.sig, d.bounds, start, n, sigStart, sigShape,
+		func(_ context.Context, idx [][]int) ([]*nd.Array, error) {
+			out := make([]*nd.Array, len(idx))
+			for i, ix := range idx {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				c, err := d.z.ReadChunk(ix)
+				if err != nil {
+					return nil, fmt.Errorf("udfbridge: zarr dataset: %w", err)
+				}
+				out[i] = c
+			}
+			return out, nil
+		})
+}
+
+func splitNavSig(name string, shape []int, sigDims int) (nav, sig []int, err error) {
+	if sigDims < 0 || sigDims >= len(shape) {
+		return nil, nil, fmt.Errorf("udfbridge: %s of shape %v: sig dims %d leave no nav axis", name, shape, sigDims)
+	}
+	nav, sig = dsClone(shape[:len(shape)-sigDims]), dsClone(shape[len(shape)-sigDims:])
+	return nav, sig, checkShapes(name, nav, sig)
+}
+
+// readBlocks answers a Read from an array stored in blocks: bounds are the
+// block boundaries per axis (nav axes then sig axes); fetch returns the
+// blocks of the given block indices, in order, all at once (so that a
+// chunkarray computes them in one graph). Only the blocks that frames
+// [start, start+n) and the sig region touch are fetched.
+func readBlocks(ctx context.Context, name string, dt nd.DType, nav, sig []int, bounds [][]int,
+	start, n int, sigStart, sigShape []int,
+	fetch func(ctx context.Context, idx [][]int) ([]*nd.Array, error)) (*nd.Array, error) {
+	sigStart, sigShape, err := checkRead(name, dsProd(nav), sig, start, n, sigStart, sigShape)
+	if err != nil {
+		return nil, err
+	}
+	outShape := append([]int{n}, sigShape...)
+	if dsProd(outShape) == 0 {
+		return nd.Zeros(dt, outShape...)
+	}
+	// Block of each index along each nav axis.
+	blockOf := func(b []int, j int) int {
+		i, _ := slices.BinarySearch(b, j+1)
+		return i - 1
+	}
+	// Sig blocks touched: per sig axis, the range of block indices.
+	sigBlocks := make([][2]int, len(sig))
+	for i := range sig {
+		b := bounds[len(nav)+i]
+		sigBlocks[i] = [2]int{blockOf(b, sigStart[i]), blockOf(b, sigStart[i]+sigShape[i]-1) + 1}
+	}
+	var sigTuples [][]int
+	var rec func(i int, cur []int)
+	rec = func(i int, cur []int) {
+		if i == len(sig) {
+			sigTuples = append(sigTuples, dsClone(cur))
+			return
+		}
+		for j := sigBlocks[i][0]; j < sigBlocks[i][1]; j++ {
+			rec(i+1, append(cur, j))
+		}
+	}
+	rec(0, nil)
+	// Frames and their nav blocks.
+	type frame struct{ nav, blk []int }
+	frames := make([]frame, n)
+	var blocks [][]int
+	seen := map[string]int{}
+	key := func(ix []int) string { return fmt.Sprint(ix) }
+	navIdx := make([]int, len(nav))
+	for k := range n {
+		f := start + k
+		for i := len(nav) - 1; i >= 0; i-- {
+			navIdx[i] = f % nav[i]
+			f /= nav[i]
+		}
+		blk := make([]int, len(nav))
+		for i := range nav {
+			blk[i] = blockOf(bounds[i], navIdx[i])
+		}
+		frames[k] = frame{nav: dsClone(navIdx), blk: blk}
+		if _, ok := seen[key(blk)]; !ok {
+			seen[key(blk)] = -1
+			for _, st := range sigTuples {
+				blocks = append(blocks, append(dsClone(blk), st...))
+			}
+		}
+	}
+	for i, b := range blocks {
+		seen[key(b)] = i
+	}
+	got, err := fetch(ctx, blocks)
+	if err != nil {
+		return nil, err
+	}
+	if len(got) != len(blocks) {
+		return nil, fmt.Errorf("udfbridge: %s: fetched %d blocks, want %d", name, len(got), len(blocks))
+	}
+	item := dt.Size()
+	buf := make([]byte, dsProd(outShape)*item)
+	for k, fr := range frames {
+		for _, st := range sigTuples {
+			bi := append(dsClone(fr.blk), st...)
+			b := got[seen[key(bi)]]
+			if b == nil || b.DType() != dt {
+				return nil, fmt.Errorf("udfbridge: %s: block %v is %v, want dtype %v", name, bi, b, dt)
+			}
+			// Block-relative nav position.
+			v := b
+			for i := range nav {
+				v, err = v.Index(0, fr.nav[i]-bounds[i][fr.blk[i]])
+				if err != nil {
+					return nil, fmt.Errorf("udfbridge: %s: block %v: %w", name, bi, err)
+				}
+			}
+			sl := make([]nd.Slice1, len(sig))
+			dstSt := []int{k}
+			dstSh := []int{1}
+			for i := range sig {
+				lo := bounds[len(nav)+i][st[i]]
+				hi := bounds[len(nav)+i][st[i]+1]
+				a, z := max(lo, sigStart[i]), min(hi, sigStart[i]+sigShape[i])
+				sl[i] = nd.Slice1{Start: a - lo, Stop: z - lo, Step: 1}
+				dstSt = append(dstSt, a-sigStart[i])
+				dstSh = append(dstSh, z-a)
+			}
+			v, err = v.Slice(sl...)
+			if err != nil {
+				return nil, fmt.Errorf("udfbridge: %s: block %v of shape %v: %w", name, bi, b.Shape(), err)
+			}
+			src := v.Contiguous().AppendBytes(nil, false)
+			if err := regionRuns(outShape, dstSt, dstSh, item, func(pos int, off int64, run int) error {
+				copy(buf[off:off+int64(run)], src[pos:pos+run])
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nd.FromBytes(dt, outShape, buf, false, false)
+}
