@@ -1,0 +1,133 @@
+package udfbridge
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+)
+
+// ApplyMasksUDF is LiberTEM's ApplyMasksUDF: the dot product of each frame
+// with each mask of a stack (Masks: dense, or sparse CSR), a nav buffer
+// "intensity" of extra shape (k,). The preferred input dtype is the
+// masks' dtype and the buffer's dtype nd.ResultType(input dtype, mask
+// dtype), as LiberTEM's (float32 masks on uint16 data: float32). Each tile
+// is one product through gonum's BLAS (dense) or a loop over the non-zero
+// entries inside the tile's sig region (sparse); tiles covering part of
+// the signal add their part. Nav buffers only: the default merge applies.
+type ApplyMasksUDF struct {
+	Masks *Masks
+}
+
+var (
+	_ TileProcessor   = (*ApplyMasksUDF)(nil)
+	_ PreferredDTyper = (*ApplyMasksUDF)(nil)
+)
+
+// ApplyMasks returns the UDF applying masks.
+func ApplyMasks(m *Masks) *ApplyMasksUDF { return &ApplyMasksUDF{Masks: m} }
+
+type masksParams struct {
+	K       int       `json:"k"`
+	Sig     []int     `json:"sig"`
+	Dense   *encArray `json:"dense,omitempty"`
+	IndPtr  []int     `json:"indptr,omitempty"`
+	Indices []int     `json:"indices,omitempty"`
+	Values  *encArray `json:"values,omitempty"`
+}
+
+func init() {
+	RegisterUDF("ApplyMasksUDF", func(b []byte) (UDF, error) {
+		var p masksParams
+		if err := decodeParams("ApplyMasksUDF", b, &p); err != nil {
+			return nil, err
+		}
+		if p.Dense != nil {
+			d, err := p.Dense.decode()
+			if err != nil {
+				return nil, err
+			}
+			m, err := DenseMasks(d, p.Sig)
+			return &ApplyMasksUDF{Masks: m}, err
+		}
+		v, err := p.Values.decode()
+		if err != nil {
+			return nil, err
+		}
+		m, err := SparseMasks(p.Sig, p.IndPtr, p.Indices, v)
+		return &ApplyMasksUDF{Masks: m}, err
+	})
+}
+
+func (*ApplyMasksUDF) Name() string { return "ApplyMasksUDF" }
+
+func (u *ApplyMasksUDF) Params() ([]byte, error) {
+	m := u.Masks
+	if m == nil {
+		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: no masks")
+	}
+	p := masksParams{K: m.k, Sig: m.sig}
+	if m.dense != nil {
+		d, err := m.dense.Reshape(append([]int{m.k}, m.sig...)...)
+		if err != nil {
+			return nil, err
+		}
+		p.Dense = encodeArray(d)
+	} else {
+		p.IndPtr, p.Indices, p.Values = m.indptr, m.indices, encodeArray(m.values)
+	}
+	return json.Marshal(p)
+}
+
+func (u *ApplyMasksUDF) PreferredInputDType() nd.DType {
+	if u.Masks == nil {
+		return nd.Float32
+	}
+	return u.Masks.dt
+}
+
+func (u *ApplyMasksUDF) Buffers(m *Meta) ([]BufferDecl, error) {
+	if u.Masks == nil {
+		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: no masks")
+	}
+	if !sameInts(u.Masks.sig, m.SigShape) {
+		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: masks of sig shape %v on a dataset of sig shape %v", u.Masks.sig, m.SigShape)
+	}
+	return []BufferDecl{NavBuffer("intensity", u.resultDType(m.InputDType), u.Masks.k)}, nil
+}
+
+func (u *ApplyMasksUDF) resultDType(in nd.DType) nd.DType {
+	d := nd.ResultType(in, u.Masks.dt)
+	if !d.IsFloat() && !d.IsComplex() {
+		d = nd.ResultType(d, nd.Float32)
+	}
+	return d
+}
+
+func (u *ApplyMasksUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
+	var start, shape []int
+	if s := c.Meta().Slice; s != nil {
+		start, shape = s.SigOrigin, s.SigShape
+	}
+	if shape == nil {
+		start, shape = nil, nil
+	}
+	dst := c.Buf("intensity")
+	r, err := u.Masks.apply(tile, start, tile.Shape()[1:], dst.DType())
+	if err == nil {
+		err = addInto(dst, r)
+	}
+	return udfErr("ApplyMasksUDF", "process_tile", err)
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
