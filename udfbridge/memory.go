@@ -1,0 +1,97 @@
+package udfbridge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/graph"
+)
+
+// MemoryDataset is an in-memory dataset (kind "memory"): an nd.Array of
+// shape nav+sig. Its Spec carries the array's bytes, so tasks in another
+// process rebuild it whole; meant for tests and small data.
+type MemoryDataset struct {
+	data     *nd.Array
+	nav, sig []int
+}
+
+var _ Dataset = (*MemoryDataset)(nil)
+
+// NewMemoryDataset views data (shape nav+sig) as a dataset with navDims nav
+// dimensions. data is not copied and must not change during a run.
+func NewMemoryDataset(data *nd.Array, navDims int) (*MemoryDataset, error) {
+	if data == nil {
+		return nil, fmt.Errorf("udfbridge: memory dataset: nil array")
+	}
+	sh := data.Shape()
+	if navDims < 1 || navDims >= len(sh) {
+		return nil, fmt.Errorf("udfbridge: memory dataset: %d nav dims of shape %v (need at least one nav and one sig dim)", navDims, sh)
+	}
+	return &MemoryDataset{data: data.Contiguous(), nav: append([]int(nil), sh[:navDims]...), sig: append([]int(nil), sh[navDims:]...)}, nil
+}
+
+func (m *MemoryDataset) NavShape() []int  { return append([]int(nil), m.nav...) }
+func (m *MemoryDataset) SigShape() []int  { return append([]int(nil), m.sig...) }
+func (m *MemoryDataset) DType() nd.DType  { return m.data.DType() }
+func (m *MemoryDataset) Array() *nd.Array { return m.data }
+
+// Read returns frames [start, start+n) restricted to a sig region.
+func (m *MemoryDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	N := shapeProd(m.nav)
+	if start < 0 || n < 0 || start+n > N {
+		return nil, fmt.Errorf("udfbridge: memory dataset: frames [%d, %d) out of range [0, %d)", start, start+n, N)
+	}
+	if sigStart == nil && sigShape == nil {
+		sigStart, sigShape = make([]int, len(m.sig)), m.sig
+	}
+	if len(sigStart) != len(m.sig) || len(sigShape) != len(m.sig) {
+		return nil, fmt.Errorf("udfbridge: memory dataset: sig region %v+%v does not match sig shape %v", sigStart, sigShape, m.sig)
+	}
+	for i := range m.sig {
+		if sigStart[i] < 0 || sigShape[i] < 0 || sigStart[i]+sigShape[i] > m.sig[i] {
+			return nil, fmt.Errorf("udfbridge: memory dataset: sig region %v+%v out of sig shape %v", sigStart, sigShape, m.sig)
+		}
+	}
+	flat, err := m.data.Reshape(append([]int{N}, m.sig...)...)
+	if err != nil {
+		return nil, err
+	}
+	v, err := regionView(flat, 1, sigStart, sigShape)
+	if err != nil {
+		return nil, err
+	}
+	v, err = rowsView(v, start, n)
+	if err != nil {
+		return nil, err
+	}
+	return v.Copy(), nil
+}
+
+// Spec encodes the array with graph's value codec.
+func (m *MemoryDataset) Spec() (DatasetSpec, error) {
+	b, err := graph.EncodeValue(nil, []any{int64(len(m.nav)), m.data})
+	if err != nil {
+		return DatasetSpec{}, err
+	}
+	return DatasetSpec{Kind: "memory", Params: b}, nil
+}
+
+func init() {
+	RegisterDatasetKind("memory", func(p []byte) (Dataset, error) {
+		v, _, err := graph.DecodeValue(p)
+		if err != nil {
+			return nil, fmt.Errorf("udfbridge: memory dataset spec: %w", err)
+		}
+		l, ok := v.([]any)
+		if !ok || len(l) != 2 {
+			return nil, fmt.Errorf("udfbridge: memory dataset spec: malformed")
+		}
+		nav, ok1 := l[0].(int64)
+		a, ok2 := l[1].(*nd.Array)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("udfbridge: memory dataset spec: malformed")
+		}
+		return NewMemoryDataset(a, int(nav))
+	})
+}

@@ -1,0 +1,293 @@
+package udfbridge
+
+// The partition task: every UDF of the run in one pass over the tiles.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+)
+
+// partOp processes partition Part, frames [Start, Stop) of the flat nav axis.
+type partOp struct {
+	ri                *runInfo
+	Part, Start, Stop int
+}
+
+func (o *partOp) Name() string { return "udfbridge.partition" }
+func (o *partOp) Params() ([]byte, error) {
+	return encodeOpParams(o.ri, o.Part, o.Start, o.Stop, false)
+}
+
+// udfState is one UDF inside a task.
+type udfState struct {
+	b    *built
+	bufs map[string]*nd.Array // partition buffers
+	aux  map[string]*nd.Array // partition rows of aux data
+	ctx  *Ctx
+}
+
+func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
+	ri := o.ri
+	ds, err := ri.dataset()
+	if err != nil {
+		return nil, err
+	}
+	frames := ri.roiFrames(o.Start, o.Stop)
+	rp := len(frames)
+	origin := ri.roiBefore(o.Start)
+	m := ri.mainMeta()
+	m.Partition = o.Part
+	m.PartitionShape = append([]int{rp}, ri.SigShape...)
+	partSlice := &Slice{NavOrigin: origin, NavSize: rp, SigOrigin: make([]int, len(ri.SigShape)), SigShape: ri.SigShape}
+	m.Slice = partSlice
+	m.Coordinates = unravel(frames, ri.NavShape)
+	bs, err := ri.build(m)
+	if err != nil {
+		return nil, err
+	}
+	anyFrame, anyPart := false, false
+	states := make([]*udfState, len(bs))
+	for i, b := range bs {
+		anyFrame = anyFrame || b.method == MethodFrame
+		anyPart = anyPart || b.method == MethodPartition
+		bufs, err := ri.alloc(b, rp)
+		if err != nil {
+			return nil, err
+		}
+		st := &udfState{b: b, bufs: bufs}
+		if a, ok := b.u.(AuxDataer); ok {
+			aux, err := a.AuxData()
+			if err != nil {
+				return nil, &UDFError{UDF: b.spec.Name, Step: "aux data", Err: err}
+			}
+			st.aux = map[string]*nd.Array{}
+			for k, v := range aux {
+				pv, err := auxRows(ri, v, frames)
+				if err != nil {
+					return nil, &UDFError{UDF: b.spec.Name, Step: "aux data " + k, Err: err}
+				}
+				st.aux[k] = pv
+			}
+		}
+		st.ctx = &Ctx{udf: b.spec.Name, meta: m, params: b.spec.Params, bufs: bufs, aux: st.aux}
+		if td, ok := b.u.(TaskDataer); ok {
+			d, err := td.TaskData(st.ctx)
+			if err != nil {
+				return nil, &UDFError{UDF: b.spec.Name, Step: "task data", Err: err}
+			}
+			st.ctx.taskData = d
+		}
+		if pp, ok := b.u.(Preprocessor); ok {
+			if err := pp.Preprocess(st.ctx); err != nil {
+				return nil, &UDFError{UDF: b.spec.Name, Step: "preprocess", Err: err}
+			}
+		}
+		states[i] = st
+	}
+	depth, sigTile := ri.Depth, ri.SigTile
+	if anyPart {
+		depth = max(rp, 1)
+	}
+	if anyFrame || anyPart {
+		sigTile = ri.SigShape
+	}
+	regions, err := TileRegions(0, 1, ri.SigShape, sigTile, 1)
+	if err != nil {
+		return nil, err
+	}
+	// Runs of consecutive ROI frames, cut to depth: each a tile block that
+	// is contiguous both in the dataset and in the ROI-compressed buffers.
+	type block struct{ k, m int }
+	var blocks []block
+	for k := 0; k < rp; {
+		e := k + 1
+		for e < rp && e-k < depth && frames[e] == frames[e-1]+1 {
+			e++
+		}
+		blocks = append(blocks, block{k, e - k})
+		k = e
+	}
+	var partData *nd.Array
+	if anyPart {
+		sh := append([]int{rp}, ri.SigShape...)
+		if partData, err = nd.Zeros(ri.Input, sh...); err != nil {
+			return nil, err
+		}
+	}
+	nsig := len(ri.SigShape)
+	for _, bl := range blocks {
+		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
+		var whole *nd.Array
+		for _, rg := range regions {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			tile, err := ds.Read(ctx, frames[bl.k], bl.m, rg.SigStart, rg.SigShape)
+			if err != nil {
+				return nil, fmt.Errorf("udfbridge: partition %d: reading frames [%d, %d): %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, err)
+			}
+			if want := append([]int{bl.m}, rg.SigShape...); !eqShape(tile.Shape(), want) {
+				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), want)
+			}
+			if tile.DType() != ri.Input {
+				if tile, err = tile.AsType(ri.Input); err != nil {
+					return nil, err
+				}
+			}
+			whole = tile
+			tm := m.clone()
+			tm.Slice = &Slice{NavOrigin: origin + bl.k, NavSize: bl.m, SigOrigin: rg.SigStart, SigShape: rg.SigShape}
+			tm.Coordinates = coords
+			for _, st := range states {
+				if st.b.method != MethodTile {
+					continue
+				}
+				c, err := st.view(tm, bl.k, bl.m, rg.SigStart, rg.SigShape, nsig)
+				if err != nil {
+					return nil, err
+				}
+				if err := st.b.u.(TileProcessor).ProcessTile(c, tile); err != nil {
+					return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile", Err: err}
+				}
+			}
+		}
+		if anyPart {
+			if err := copyRows(partData, bl.k, whole); err != nil {
+				return nil, err
+			}
+		}
+		if !anyFrame {
+			continue
+		}
+		for j := 0; j < bl.m; j++ {
+			frame, err := whole.Index(0, j)
+			if err != nil {
+				return nil, err
+			}
+			fm := m.clone()
+			fm.Slice = &Slice{NavOrigin: origin + bl.k + j, NavSize: 1, SigOrigin: partSlice.SigOrigin, SigShape: ri.SigShape}
+			fm.Coordinates = unravel(frames[bl.k+j:bl.k+j+1], ri.NavShape)
+			for _, st := range states {
+				if st.b.method != MethodFrame {
+					continue
+				}
+				c, err := st.frameView(fm, bl.k+j)
+				if err != nil {
+					return nil, err
+				}
+				if err := st.b.u.(FrameProcessor).ProcessFrame(c, frame); err != nil {
+					return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_frame", Err: err}
+				}
+			}
+		}
+	}
+	for _, st := range states {
+		if st.b.method == MethodPartition && rp > 0 {
+			if err := st.b.u.(PartitionProcessor).ProcessPartition(st.ctx, partData); err != nil {
+				return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_partition", Err: err}
+			}
+		}
+	}
+	out := &chunk{Lo: o.Part, Hi: o.Part + 1, NavOrigin: origin, NavSize: rp}
+	for _, st := range states {
+		if pp, ok := st.b.u.(Postprocessor); ok {
+			if err := pp.Postprocess(st.ctx); err != nil {
+				return nil, &UDFError{UDF: st.b.spec.Name, Step: "postprocess", Err: err}
+			}
+		}
+		out.Bufs = append(out.Bufs, st.bufs)
+	}
+	return out, nil
+}
+
+// view returns the Ctx for a tile: nav buffers and aux at rows [k, k+m),
+// sig buffers at the sig region.
+func (st *udfState) view(m *Meta, k, n int, sigStart, sigShape []int, nsig int) (*Ctx, error) {
+	c := &Ctx{udf: st.ctx.udf, meta: m, params: st.ctx.params, taskData: st.ctx.taskData,
+		bufs: make(map[string]*nd.Array, len(st.bufs)), aux: make(map[string]*nd.Array, len(st.aux))}
+	for _, d := range st.b.decls {
+		a, ok := st.bufs[d.Name]
+		if !ok {
+			continue
+		}
+		var v *nd.Array
+		var err error
+		switch d.Kind {
+		case Nav:
+			v, err = rowsView(a, k, n)
+		case Sig:
+			v, err = regionView(a, 0, sigStart, sigShape)
+		default:
+			v = a
+		}
+		if err != nil {
+			return nil, &BufferError{UDF: st.ctx.udf, Buffer: d.Name, Err: err}
+		}
+		c.bufs[d.Name] = v
+	}
+	for name, a := range st.aux {
+		v, err := rowsView(a, k, n)
+		if err != nil {
+			return nil, err
+		}
+		c.aux[name] = v
+	}
+	return c, nil
+}
+
+// frameView returns the Ctx for frame j of the partition: nav buffers and
+// aux at one element (shape E, or (1,) when E is empty).
+func (st *udfState) frameView(m *Meta, j int) (*Ctx, error) {
+	c := &Ctx{udf: st.ctx.udf, meta: m, params: st.ctx.params, taskData: st.ctx.taskData,
+		bufs: make(map[string]*nd.Array, len(st.bufs)), aux: make(map[string]*nd.Array, len(st.aux))}
+	elem := func(a *nd.Array) (*nd.Array, error) {
+		if a.NDim() == 1 {
+			return rowsView(a, j, 1)
+		}
+		return a.Index(0, j)
+	}
+	for _, d := range st.b.decls {
+		a, ok := st.bufs[d.Name]
+		if !ok {
+			continue
+		}
+		v := a
+		if d.Kind == Nav {
+			var err error
+			if v, err = elem(a); err != nil {
+				return nil, &BufferError{UDF: st.ctx.udf, Buffer: d.Name, Err: err}
+			}
+		}
+		c.bufs[d.Name] = v
+	}
+	for name, a := range st.aux {
+		v, err := elem(a)
+		if err != nil {
+			return nil, err
+		}
+		c.aux[name] = v
+	}
+	return c, nil
+}
+
+// auxRows returns the rows of frames of aux data given as nav+E or (n,)+E.
+func auxRows(ri *runInfo, a *nd.Array, frames []int) (*nd.Array, error) {
+	n := ri.n()
+	sh := a.Shape()
+	var extra []int
+	switch {
+	case len(sh) >= len(ri.NavShape) && eqShape(sh[:len(ri.NavShape)], ri.NavShape):
+		extra = sh[len(ri.NavShape):]
+	case len(sh) >= 1 && sh[0] == n:
+		extra = sh[1:]
+	default:
+		return nil, fmt.Errorf("aux data of shape %v matches neither nav shape %v nor (%d,)", sh, ri.NavShape, n)
+	}
+	flat, err := a.Contiguous().Reshape(append([]int{n}, extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	return gatherRows(flat, frames)
+}
