@@ -3,11 +3,13 @@ package udfbridge
 // The engine: a run planned on the main node, partition tasks, merges.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
@@ -35,6 +37,10 @@ type runInfo struct {
 	SigTile  []int
 	Backend  Backend
 	Merge    MergeStrategy
+
+	once      sync.Once
+	wireBytes []byte
+	wireErr   error
 }
 
 func (ri *runInfo) n() int { return shapeProd(ri.NavShape) }
@@ -584,55 +590,94 @@ func getResults(ri *runInfo, b *built, bufs map[string]*nd.Array, r int) (map[st
 	return out, c.masks, nil
 }
 
-// params encoding shared by the ops.
-type opParams struct {
-	Spec     DatasetSpec
-	Info     *runInfo
-	Part     int  `json:",omitempty"`
-	Start    int  `json:",omitempty"`
-	Stop     int  `json:",omitempty"`
-	All      bool `json:",omitempty"`
+// Op params: a small JSON header naming the op's part of the run, a
+// newline, then the run's info (dataset spec, UDFs, ROI, tiling) encoded
+// once per run and shared by every op: graph merges compare params, and a
+// memory dataset's spec holds all its bytes.
+type opHeader struct {
+	Part  int    `json:",omitempty"`
+	Start int    `json:",omitempty"`
+	Stop  int    `json:",omitempty"`
+	All   bool   `json:",omitempty"`
+	U     int    `json:",omitempty"`
+	Buf   string `json:",omitempty"`
 }
 
-func encodeOpParams(ri *runInfo, part, start, stop int, all bool) ([]byte, error) {
-	if ri.Spec.Kind == "" {
-		if ri.ds == nil {
-			return nil, fmt.Errorf("udfbridge: no dataset spec")
-		}
-		s, err := ri.ds.Spec()
-		if err != nil {
-			return nil, fmt.Errorf("udfbridge: dataset cannot be encoded: %w", err)
-		}
-		ri.Spec = s
-	}
-	return json.Marshal(opParams{Spec: ri.Spec, Info: ri, Part: part, Start: start, Stop: stop, All: all})
+type riWire struct {
+	Spec DatasetSpec
+	Info *runInfo
 }
 
-func decodeOpParams(b []byte) (*opParams, error) {
-	var p opParams
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("udfbridge: bad op params: %w", err)
+func (ri *runInfo) wire() ([]byte, error) {
+	ri.once.Do(func() {
+		if ri.Spec.Kind == "" {
+			if ri.ds == nil {
+				ri.wireErr = fmt.Errorf("udfbridge: no dataset spec")
+				return
+			}
+			s, err := ri.ds.Spec()
+			if err != nil {
+				ri.wireErr = fmt.Errorf("udfbridge: dataset cannot be encoded: %w", err)
+				return
+			}
+			ri.Spec = s
+		}
+		ri.wireBytes, ri.wireErr = json.Marshal(riWire{Spec: ri.Spec, Info: ri})
+	})
+	return ri.wireBytes, ri.wireErr
+}
+
+func encodeOpParams(ri *runInfo, h opHeader) ([]byte, error) {
+	w, err := ri.wire()
+	if err != nil {
+		return nil, err
 	}
-	if p.Info == nil {
-		return nil, fmt.Errorf("udfbridge: op params without run info")
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
 	}
-	p.Info.Spec = p.Spec
-	return &p, nil
+	return append(append(b, '\n'), w...), nil
+}
+
+func decodeOpParams(b []byte) (*opHeader, *runInfo, error) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, nil, fmt.Errorf("udfbridge: bad op params: no run info")
+	}
+	var h opHeader
+	if err := json.Unmarshal(b[:i], &h); err != nil {
+		return nil, nil, fmt.Errorf("udfbridge: bad op params: %w", err)
+	}
+	var w riWire
+	if err := json.Unmarshal(b[i+1:], &w); err != nil {
+		return nil, nil, fmt.Errorf("udfbridge: bad op params: %w", err)
+	}
+	if w.Info == nil {
+		return nil, nil, fmt.Errorf("udfbridge: op params without run info")
+	}
+	w.Info.Spec = w.Spec
+	return &h, w.Info, nil
 }
 
 func init() {
 	graph.RegisterOp("udfbridge.partition", func(b []byte) (graph.Op, error) {
-		p, err := decodeOpParams(b)
+		h, ri, err := decodeOpParams(b)
 		if err != nil {
 			return nil, err
 		}
-		return &partOp{ri: p.Info, Part: p.Part, Start: p.Start, Stop: p.Stop}, nil
+		return &partOp{ri: ri, Part: h.Part, Start: h.Start, Stop: h.Stop}, nil
 	})
 	graph.RegisterOp("udfbridge.merge", func(b []byte) (graph.Op, error) {
-		p, err := decodeOpParams(b)
+		h, ri, err := decodeOpParams(b)
 		if err != nil {
 			return nil, err
 		}
-		return &mergeOp{ri: p.Info, All: p.All}, nil
+		return &mergeOp{ri: ri, All: h.All}, nil
 	})
+}
+
+// with returns a copy of ri with other UDF specs and ROI (RunIter).
+func (ri *runInfo) with(udfs []udfSpec, roi []bool) *runInfo {
+	return &runInfo{ds: ri.ds, Spec: ri.Spec, UDFs: udfs, NavShape: ri.NavShape, SigShape: ri.SigShape,
+		DType: ri.DType, Input: ri.Input, ROI: roi, Depth: ri.Depth, SigTile: ri.SigTile, Backend: ri.Backend, Merge: ri.Merge}
 }

@@ -23,7 +23,7 @@ type mergeOp struct {
 
 func (o *mergeOp) Name() string { return "udfbridge.merge" }
 func (o *mergeOp) Params() ([]byte, error) {
-	return encodeOpParams(o.ri, 0, 0, 0, o.All)
+	return encodeOpParams(o.ri, opHeader{All: o.All})
 }
 
 func (o *mergeOp) Run(ctx context.Context, args []any) (any, error) {

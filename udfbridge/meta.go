@@ -25,7 +25,7 @@ type Meta struct {
 	Slice *Slice
 	// Coordinates holds the true nav indices of the current tile, frame or
 	// partition: an int64 array (frames, len(NavShape)). Nil on the main node.
-	Coordinates *nd.Array
+	Coordinates              *nd.Array
 	DatasetDType, InputDType nd.DType
 	DeviceClass              string // "cpu" or "cuda"
 	Backend                  Backend
@@ -93,5 +93,5 @@ type MergeCtx struct {
 	params []byte
 }
 
-func (c *MergeCtx) Meta() *Meta     { return c.meta }
+func (c *MergeCtx) Meta() *Meta    { return c.meta }
 func (c *MergeCtx) Params() []byte { return c.params }

@@ -63,12 +63,12 @@ var ErrNoUDF = errors.New("udfbridge: a run needs at least one UDF")
 
 // Results are the computed results of one UDF of a run.
 type Results struct {
-	udf   string
-	decls []BufferDecl
+	udf      string
+	decls    []BufferDecl
 	navShape []int
-	roi   []bool // flat, nil: all
-	raw   map[string]*nd.Array
-	masks map[string]*nd.Array
+	roi      []bool // flat, nil: all
+	raw      map[string]*nd.Array
+	masks    map[string]*nd.Array
 	navValid []bool // flat over nav: merged positions
 }
 

@@ -17,7 +17,7 @@ type partOp struct {
 
 func (o *partOp) Name() string { return "udfbridge.partition" }
 func (o *partOp) Params() ([]byte, error) {
-	return encodeOpParams(o.ri, o.Part, o.Start, o.Stop, false)
+	return encodeOpParams(o.ri, opHeader{Part: o.Part, Start: o.Start, Stop: o.Stop})
 }
 
 // udfState is one UDF inside a task.
