@@ -516,7 +516,8 @@ func (p *runPlan) run(ctx context.Context) ([]*Results, error) {
 
 // finish runs get_results on the main node and wraps the results. valid
 // is the flat nav mask of merged positions (nil: the ROI).
-func (p *runPlan) finish(c *chunk, valid []bool) ([]*Results, error) {
+func (p *runPlan) finish(c *chunk, valid []bool) (_ []*Results, err error) {
+	defer recoverUDF(&err, "get_results")
 	ri := p.ri
 	if valid == nil {
 		valid = make([]bool, ri.n())
@@ -680,4 +681,12 @@ func init() {
 func (ri *runInfo) with(udfs []udfSpec, roi []bool) *runInfo {
 	return &runInfo{ds: ri.ds, Spec: ri.Spec, UDFs: udfs, NavShape: ri.NavShape, SigShape: ri.SigShape,
 		DType: ri.DType, Input: ri.Input, ROI: roi, Depth: ri.Depth, SigTile: ri.SigTile, Backend: ri.Backend, Merge: ri.Merge}
+}
+
+// recoverUDF turns a panic of UDF code run on the main node (get_results,
+// merges in RunIter) into an error, as the schedulers do inside tasks.
+func recoverUDF(err *error, step string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("udfbridge: %s panicked: %v", step, r)
+	}
 }

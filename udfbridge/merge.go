@@ -41,7 +41,8 @@ func (o *mergeOp) Run(ctx context.Context, args []any) (any, error) {
 
 // mergeChunks merges in (ordered, adjacent) into a new chunk. With no
 // chunk the result is the main-node buffers for r = 0 ... or the empty run.
-func mergeChunks(ri *runInfo, in []*chunk, all bool) (*chunk, error) {
+func mergeChunks(ri *runInfo, in []*chunk, all bool) (_ *chunk, err error) {
+	defer recoverUDF(&err, "merge")
 	m := ri.mainMeta()
 	bs, err := ri.build(m)
 	if err != nil {
