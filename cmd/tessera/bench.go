@@ -27,6 +27,7 @@ var benchGroups = map[string][]string{
 	"normalize":   {"normalize_3x1000x1000"},
 	"graphbuild":  {"graph_build_10k_chunks"},
 	"zarr":        {"zarr_1e4_sq_sum"},
+	"udf":         {"udf_sum_4d_tree_merge", "udf_sum_4d_merge_all"},
 }
 
 // benchResult is one line of output, with the fields and names of
