@@ -372,10 +372,9 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 			ri.SigTile = append([]int(nil), ri.SigShape...)
 		}
 	}
-	spec, err := ds.Spec()
-	if err == nil {
-		ri.Spec = spec
-	} // a dataset without a spec still runs in-process
+	// The spec is encoded only when an op's parameters are asked for (a
+	// graph written out, compared or sent): an in-memory dataset's spec
+	// holds all its bytes. A dataset without a spec still runs in-process.
 	return p, nil
 }
 
@@ -417,12 +416,14 @@ func (p *runPlan) nonEmpty() []int {
 }
 
 func (p *runPlan) token() string {
-	parts := []any{p.ri.Spec.Kind, p.ri.NavShape, p.ri.SigShape, p.ri.DType.String(), p.ri.ROI, p.bounds, int(p.ri.Merge), p.ri.Depth, p.ri.SigTile}
-	if len(p.ri.Spec.Params) < 1<<16 {
-		parts = append(parts, p.ri.Spec.Params)
-	} else {
-		parts = append(parts, graph.ImpureToken())
+	// A dataset that names itself cheaply (Token) gives deterministic keys;
+	// others get a fresh token per run, as chunkarray does for in-memory
+	// arrays, since their spec may hold all their bytes.
+	dsTok := graph.ImpureToken()
+	if t, ok := p.ri.ds.(interface{ Token() string }); ok {
+		dsTok = t.Token()
 	}
+	parts := []any{dsTok, p.ri.NavShape, p.ri.SigShape, p.ri.DType.String(), p.ri.ROI, p.bounds, int(p.ri.Merge), p.ri.Depth, p.ri.SigTile}
 	for _, s := range p.ri.UDFs {
 		parts = append(parts, s.Name, s.Params)
 	}
