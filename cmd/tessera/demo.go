@@ -46,6 +46,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = demoArrays(ctx, *out, *zarrN, stdout)
 	}
+	if err == nil {
+		err = demoUDF(ctx, stdout)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tessera demo: %v\n", err)
 		return 1
