@@ -678,6 +678,15 @@ func init() {
 	})
 }
 
+// Labels for pictures (viz.Labeler), named as in LiberTEM's task trees.
+func (o *partOp) Label() string { return "partition" }
+func (o *mergeOp) Label() string {
+	if o.All {
+		return "merge_all"
+	}
+	return "merge"
+}
+
 // with returns a copy of ri with other UDF specs and ROI (RunIter).
 func (ri *runInfo) with(udfs []udfSpec, roi []bool) *runInfo {
 	return &runInfo{ds: ri.ds, Spec: ri.Spec, UDFs: udfs, NavShape: ri.NavShape, SigShape: ri.SigShape,
