@@ -273,6 +273,11 @@ type randomP struct {
 	Shape []int  `json:"shape"` // the whole array's
 	A     uint64 `json:"a"`     // float bits (uniform low, normal mean) or int64 low
 	B     uint64 `json:"b"`     // float bits (uniform high, normal std) or int64 high
+	// F32 makes a uniform or normal block in float32: an AsType(Float32)
+	// fused into the generator (randomAsType), each value the float64
+	// value cast, so identical to generating float64 and casting, without
+	// the float64 block (twice the bytes) and the pass that casts it.
+	F32 bool `json:"f32,omitempty"`
 }
 
 // splitmix returns the i-th output of splitmix64 seeded with seed.
@@ -307,6 +312,9 @@ func (p randomP) run(_ context.Context, args []any) (any, error) {
 func (p *randomP) dtype() nd.DType {
 	if p.Dist == distIntegers {
 		return nd.Int64
+	}
+	if p.F32 {
+		return nd.Float32
 	}
 	return nd.Float64
 }
@@ -369,56 +377,106 @@ func (p *randomP) fill(data any, off int, st, sh []int) error {
 			k += m
 		})
 	case distUniform:
-		out, ok := data.([]float64)
-		if !ok || off+n > len(out) {
+		lo, hi := math.Float64frombits(p.A), math.Float64frombits(p.B)
+		switch out := data.(type) {
+		case []float64:
+			if off+n > len(out) {
+				return fmt.Errorf("%s: uniform into %T of %d", opRandom, data, len(out))
+			}
+			fillUniform(out[off:], seed, lo, hi, sh, gstr, base)
+		case []float32:
+			if off+n > len(out) {
+				return fmt.Errorf("%s: uniform into %T of %d", opRandom, data, len(out))
+			}
+			fillUniform(out[off:], seed, lo, hi, sh, gstr, base)
+		default:
 			return fmt.Errorf("%s: uniform into %T", opRandom, data)
 		}
-		lo, hi := math.Float64frombits(p.A), math.Float64frombits(p.B)
-		w := hi - lo
-		k := off
-		nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
-			o := out[k : k+m]
-			z := seed + uint64(g+1)*smGamma
-			for j := range o {
-				x := z
-				x = (x ^ (x >> 30)) * smMul1
-				x = (x ^ (x >> 27)) * smMul2
-				x ^= x >> 31
-				o[j] = lo + w*unit(x)
-				z += smGamma
-			}
-			k += m
-		})
 	case distNormal:
-		out, ok := data.([]float64)
-		if !ok || off+n > len(out) {
+		mu, sd := math.Float64frombits(p.A), math.Float64frombits(p.B)
+		switch out := data.(type) {
+		case []float64:
+			if off+n > len(out) {
+				return fmt.Errorf("%s: normal into %T of %d", opRandom, data, len(out))
+			}
+			fillNormal(out[off:], seed, mu, sd, sh, gstr, base)
+		case []float32:
+			if off+n > len(out) {
+				return fmt.Errorf("%s: normal into %T of %d", opRandom, data, len(out))
+			}
+			fillNormal(out[off:], seed, mu, sd, sh, gstr, base)
+		default:
 			return fmt.Errorf("%s: normal into %T", opRandom, data)
 		}
-		mu, sd := math.Float64frombits(p.A), math.Float64frombits(p.B)
-		k := off
-		nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
-			for j := 0; j < m; j++ {
-				// Box–Muller on the pair (2q, 2q+1): even elements take
-				// the cosine, odd ones the sine.
-				e := uint64(g + j)
-				q := e &^ 1
-				u1 := 1 - unit(splitmix(seed^0x5deece66d, q))
-				u2 := unit(splitmix(seed^0x5deece66d, q+1))
-				r := math.Sqrt(-2 * math.Log(u1))
-				var z float64
-				if e&1 == 0 {
-					z = r * math.Cos(2*math.Pi*u2)
-				} else {
-					z = r * math.Sin(2*math.Pi*u2)
-				}
-				out[k] = mu + sd*z
-				k++
-			}
-		})
 	default:
 		return fmt.Errorf("%s: unknown distribution %d", opRandom, p.Dist)
 	}
 	return nil
+}
+
+// fillUniform writes the uniform values of the region (sh at global flat
+// offset base, global strides gstr) into out in C order; float32 values
+// are the float64 values cast.
+func fillUniform[T float32 | float64](out []T, seed uint64, lo, hi float64, sh, gstr []int, base int) {
+	w := hi - lo
+	k := 0
+	nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
+		o := out[k : k+m]
+		// splitmix(seed, i) with its counter stepped by addition: the
+		// same values, one multiply fewer per element.
+		z := seed + uint64(g+1)*smGamma
+		for j := range o {
+			x := z
+			x = (x ^ (x >> 30)) * smMul1
+			x = (x ^ (x >> 27)) * smMul2
+			x ^= x >> 31
+			o[j] = T(lo + w*unit(x))
+			z += smGamma
+		}
+		k += m
+	})
+}
+
+// fillNormal is fillUniform for the normal distribution.
+func fillNormal[T float32 | float64](out []T, seed uint64, mu, sd float64, sh, gstr []int, base int) {
+	k := 0
+	nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
+		for j := 0; j < m; j++ {
+			// Box–Muller on the pair (2q, 2q+1): even elements take
+			// the cosine, odd ones the sine.
+			e := uint64(g + j)
+			q := e &^ 1
+			u1 := 1 - unit(splitmix(seed^0x5deece66d, q))
+			u2 := unit(splitmix(seed^0x5deece66d, q+1))
+			r := math.Sqrt(-2 * math.Log(u1))
+			var z float64
+			if e&1 == 0 {
+				z = r * math.Cos(2*math.Pi*u2)
+			} else {
+				z = r * math.Sin(2*math.Pi*u2)
+			}
+			out[k] = T(mu + sd*z)
+			k++
+		}
+	})
+}
+
+// randomAsType returns a.AsType(d) as one random layer generating d
+// directly, when a is a uniform or normal random array and d is float32;
+// nil otherwise. The values are those of the unfused graph.
+func randomAsType(a *Array, d nd.DType) *Array {
+	l, ok := a.lay.(*randomLayer)
+	if !ok || a.err != nil || d != nd.Float32 || l.op.p.F32 || (l.op.p.Dist != distUniform && l.op.p.Dist != distNormal) {
+		return nil
+	}
+	p := l.op.p
+	p.F32 = true
+	p.Shape = slices.Clone(p.Shape)
+	prefix := "uniform"
+	if p.Dist == distNormal {
+		prefix = "normal"
+	}
+	return newArray(prefix, p.Shape, a.chunks, d, &randomLayer{op: newOp(opRandom, p)}, a.name, "float32")
 }
 
 type randomLayer struct{ op *op[randomP] }

@@ -895,6 +895,9 @@ func (a *Array) AsType(d nd.DType) *Array {
 	if a.err == nil && a.dtype == d {
 		return a
 	}
+	if r := randomAsType(a, d); r != nil {
+		return r
+	}
 	return elemwise("astype", kCast, 0, d, a)
 }
 
