@@ -175,6 +175,11 @@ func readBlocks(ctx context.Context, name string, dt nd.DType, nav, sig []int, b
 	if len(got) != len(blocks) {
 		return nil, fmt.Errorf("udfbridge: %s: fetched %d blocks, want %d", name, len(got), len(blocks))
 	}
+	if len(got) == 1 {
+		if v, ok, err := oneBlockView(name, dt, nav, bounds, frames[0].blk, got[0], blocks[0], start, n, sigStart, sigShape); ok || err != nil {
+			return v, err
+		}
+	}
 	item := dt.Size()
 	buf := make([]byte, dsProd(outShape)*item)
 	for k, fr := range frames {
@@ -217,4 +222,51 @@ func readBlocks(ctx context.Context, name string, dt nd.DType, nav, sig []int, b
 		}
 	}
 	return nd.FromBytes(dt, outShape, buf, false, false)
+}
+
+// oneBlockView answers a read that lies in one block b (block index bi,
+// nav block index blk) with a view of b, no copy: the frames
+// [start, start+n) are consecutive rows of b when every nav axis but the
+// first is whole in the block. ok is false when the block's nav layout
+// does not allow a view (the caller copies). Like the memory dataset's
+// reads, the tile shares memory with the block: tiles of one task are
+// disjoint regions of it, so a UDF writing into its tile (LiberTEM's
+// tiles are writable) changes no other tile.
+func oneBlockView(name string, dt nd.DType, nav []int, bounds [][]int, blk []int, b *nd.Array, bi []int,
+	start, n int, sigStart, sigShape []int) (*nd.Array, bool, error) {
+	if b == nil || b.DType() != dt {
+		return nil, false, fmt.Errorf("udfbridge: %s: block %v is %v, want dtype %v", name, bi, b, dt)
+	}
+	bsh := b.Shape()
+	if len(bsh) != len(bounds) {
+		return nil, false, nil // the copying path says what is wrong
+	}
+	for i := range bounds {
+		if bsh[i] != bounds[i][bi[i]+1]-bounds[i][bi[i]] {
+			return nil, false, nil
+		}
+	}
+	first := 0 // flat index of the block's first frame
+	for i := range nav {
+		if i > 0 && bsh[i] != nav[i] {
+			return nil, false, nil
+		}
+		first = first*nav[i] + bounds[i][blk[i]]
+	}
+	rows := dsProd(bsh[:len(nav)])
+	flat, err := b.Contiguous().Reshape(append([]int{rows}, bsh[len(nav):]...)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("udfbridge: %s: block %v: %w", name, bi, err)
+	}
+	sl := make([]nd.Slice1, 1+len(sigStart))
+	sl[0] = nd.Slice1{Start: start - first, Stop: start - first + n, Step: 1}
+	for i := range sigStart {
+		lo := bounds[len(nav)+i][bi[len(nav)+i]]
+		sl[1+i] = nd.Slice1{Start: sigStart[i] - lo, Stop: sigStart[i] - lo + sigShape[i], Step: 1}
+	}
+	v, err := flat.Slice(sl...)
+	if err != nil {
+		return nil, false, fmt.Errorf("udfbridge: %s: block %v of shape %v: %w", name, bi, bsh, err)
+	}
+	return v, true, nil
 }
