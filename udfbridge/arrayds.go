@@ -122,37 +122,62 @@ func (d *ArrayDataset) Spec() (DatasetSpec, error) {
 }
 
 func (d *ArrayDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return readBlocks(ctx, d.String(), d.dt, d.nav, d.sig, d.bounds, start, n, sigStart, sigShape,
-		func(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
-			if len(idx) == 0 {
-				return nil, nil
-			}
-			keys := make([]graph.Key, len(idx))
-			for i, ix := range idx {
-				keys[i] = graph.BlockKey(d.name, ix...)
-			}
-			g, _, err := optimize.Cull(d.g, keys)
-			if err != nil {
-				return nil, fmt.Errorf("udfbridge: %s: %w", d, err)
-			}
-			s := d.Sched
-			if s == nil {
-				s = sched.Sync{}
-			}
-			vals, err := s.Get(ctx, g, keys)
-			if err != nil {
-				return nil, fmt.Errorf("udfbridge: %s: %w", d, err)
-			}
-			out := make([]*nd.Array, len(vals))
-			for i, v := range vals {
-				a, ok := v.(*nd.Array)
-				if !ok {
-					return nil, fmt.Errorf("udfbridge: %s: block %v is %T, not an array", d, idx[i], v)
-				}
-				out[i] = a
-			}
-			return out, nil
-		})
+	return readBlocks(ctx, d.String(), d.dt, d.nav, d.sig, d.bounds, start, n, sigStart, sigShape, d.fetch)
+}
+
+// TaskReader returns a reader that computes each block once while the
+// task's tiles lie in it (the default tile is smaller than a block).
+func (d *ArrayDataset) TaskReader() TileReader {
+	return &blockReader{name: d.String(), dt: d.dt, nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: (&blockCache{}).wrap(d.fetch)}
+}
+
+// FrameBlockStarts returns the flat frames where the array's blocks
+// begin (nil when a block does not hold whole rows of the nav axes).
+func (d *ArrayDataset) FrameBlockStarts() []int { return frameBlockStarts(d.nav, d.bounds) }
+
+// blockReader is the per-task reader of a dataset stored in blocks.
+type blockReader struct {
+	name     string
+	dt       nd.DType
+	nav, sig []int
+	bounds   [][]int
+	fetch    fetchFunc
+}
+
+func (r *blockReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	return readBlocks(ctx, r.name, r.dt, r.nav, r.sig, r.bounds, start, n, sigStart, sigShape, r.fetch)
+}
+
+// fetch computes the blocks idx in one graph.
+func (d *ArrayDataset) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	keys := make([]graph.Key, len(idx))
+	for i, ix := range idx {
+		keys[i] = graph.BlockKey(d.name, ix...)
+	}
+	g, _, err := optimize.Cull(d.g, keys)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: %s: %w", d, err)
+	}
+	s := d.Sched
+	if s == nil {
+		s = sched.Sync{}
+	}
+	vals, err := s.Get(ctx, g, keys)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: %s: %w", d, err)
+	}
+	out := make([]*nd.Array, len(vals))
+	for i, v := range vals {
+		a, ok := v.(*nd.Array)
+		if !ok {
+			return nil, fmt.Errorf("udfbridge: %s: block %v is %T, not an array", d, idx[i], v)
+		}
+		out[i] = a
+	}
+	return out, nil
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

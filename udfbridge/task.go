@@ -5,6 +5,7 @@ package udfbridge
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 )
@@ -99,11 +100,21 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	}
 	// Runs of consecutive ROI frames, cut to depth: each a tile block that
 	// is contiguous both in the dataset and in the ROI-compressed buffers.
+	// A dataset stored in blocks (BlockAligner) also cuts runs where its
+	// blocks begin, so that a tile never assembles two blocks.
 	type block struct{ k, m int }
 	var blocks []block
+	var cuts []int
+	if ba, ok := ds.(BlockAligner); ok {
+		cuts = ba.FrameBlockStarts()
+	}
+	isCut := func(f int) bool {
+		_, found := slices.BinarySearch(cuts, f)
+		return found
+	}
 	for k := 0; k < rp; {
 		e := k + 1
-		for e < rp && e-k < depth && frames[e] == frames[e-1]+1 {
+		for e < rp && e-k < depth && frames[e] == frames[e-1]+1 && (cuts == nil || !isCut(frames[e])) {
 			e++
 		}
 		blocks = append(blocks, block{k, e - k})
@@ -117,6 +128,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 		}
 	}
 	nsig := len(ri.SigShape)
+	rd := taskReader(ds)
 	for _, bl := range blocks {
 		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
 		var whole *nd.Array
@@ -124,7 +136,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			tile, err := ds.Read(ctx, frames[bl.k], bl.m, rg.SigStart, rg.SigShape)
+			tile, err := rd.Read(ctx, frames[bl.k], bl.m, rg.SigStart, rg.SigShape)
 			if err != nil {
 				return nil, fmt.Errorf("udfbridge: partition %d: reading frames [%d, %d): %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, err)
 			}

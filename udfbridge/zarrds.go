@@ -76,21 +76,33 @@ func (d *ZarrDataset) Spec() (DatasetSpec, error) {
 }
 
 func (d *ZarrDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return readBlocks(ctx, d.String(), d.z.DType(), d.nav, d.sig, d.bounds, start, n, sigStart, sigShape,
-		func(_ context.Context, idx [][]int) ([]*nd.Array, error) {
-			out := make([]*nd.Array, len(idx))
-			for i, ix := range idx {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				c, err := d.z.ReadChunk(ix)
-				if err != nil {
-					return nil, fmt.Errorf("udfbridge: zarr dataset: %w", err)
-				}
-				out[i] = c
-			}
-			return out, nil
-		})
+	return readBlocks(ctx, d.String(), d.z.DType(), d.nav, d.sig, d.bounds, start, n, sigStart, sigShape, d.fetch)
+}
+
+// TaskReader returns a reader that decodes each chunk once while the
+// task's tiles lie in it.
+func (d *ZarrDataset) TaskReader() TileReader {
+	return &blockReader{name: d.String(), dt: d.z.DType(), nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: (&blockCache{}).wrap(d.fetch)}
+}
+
+// FrameBlockStarts returns the flat frames where the chunks begin (nil
+// when a chunk does not hold whole rows of the nav axes).
+func (d *ZarrDataset) FrameBlockStarts() []int { return frameBlockStarts(d.nav, d.bounds) }
+
+// fetch decodes the chunks idx.
+func (d *ZarrDataset) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
+	out := make([]*nd.Array, len(idx))
+	for i, ix := range idx {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := d.z.ReadChunk(ix)
+		if err != nil {
+			return nil, fmt.Errorf("udfbridge: zarr dataset: %w", err)
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 func splitNavSig(name string, shape []int, sigDims int) (nav, sig []int, err error) {
@@ -108,7 +120,7 @@ func splitNavSig(name string, shape []int, sigDims int) (nav, sig []int, err err
 // [start, start+n) and the sig region touch are fetched.
 func readBlocks(ctx context.Context, name string, dt nd.DType, nav, sig []int, bounds [][]int,
 	start, n int, sigStart, sigShape []int,
-	fetch func(ctx context.Context, idx [][]int) ([]*nd.Array, error)) (*nd.Array, error) {
+	fetch fetchFunc) (*nd.Array, error) {
 	sigStart, sigShape, err := checkRead(name, dsProd(nav), sig, start, n, sigStart, sigShape)
 	if err != nil {
 		return nil, err

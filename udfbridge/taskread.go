@@ -1,0 +1,104 @@
+package udfbridge
+
+// Per-task reading state: a partition task reads its tiles through a
+// reader of its own, so that a dataset stored in blocks (a chunkarray, a
+// zarr array) computes or decodes each block once per task rather than
+// once per tile. The cache is per task, not global: a global cache would
+// be shared state between concurrent tasks (locks, eviction, memory that
+// no task owns) and would not travel to another process with the task.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+)
+
+// A TileReader reads tiles as Dataset.Read does; it may keep state
+// between reads and is used by one goroutine.
+type TileReader interface {
+	Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error)
+}
+
+// A TaskReaderDataset is a Dataset that gives each partition task its
+// own TileReader (for instance one that keeps the last block it read).
+type TaskReaderDataset interface {
+	Dataset
+	TaskReader() TileReader
+}
+
+// A BlockAligner is a Dataset stored in blocks along the flat nav axis:
+// FrameBlockStarts returns the sorted flat frame indices where blocks
+// begin (nil when blocks do not cut the flat axis into runs). A partition
+// task cuts its tiles at these frames, so that no tile straddles two
+// blocks.
+type BlockAligner interface {
+	FrameBlockStarts() []int
+}
+
+// taskReader returns the reader of one task over ds.
+func taskReader(ds Dataset) TileReader {
+	if t, ok := ds.(TaskReaderDataset); ok {
+		return t.TaskReader()
+	}
+	return ds
+}
+
+// frameBlockStarts returns the flat frame indices where the blocks of an
+// array with per-axis block bounds start, when every nav axis but the
+// first is whole in each block (nil otherwise).
+func frameBlockStarts(nav []int, bounds [][]int) []int {
+	rest := 1
+	for i := 1; i < len(nav); i++ {
+		if len(bounds[i]) != 2 {
+			return nil
+		}
+		rest *= nav[i]
+	}
+	out := make([]int, 0, len(bounds[0]))
+	for _, b := range bounds[0][:len(bounds[0])-1] {
+		out = append(out, b*rest)
+	}
+	return out
+}
+
+// blockCache keeps the blocks of the last fetch of one task's reader.
+type blockCache struct {
+	idx  [][]int
+	vals []*nd.Array
+}
+
+type fetchFunc func(ctx context.Context, idx [][]int) ([]*nd.Array, error)
+
+// wrap returns fetch answering from the cache the blocks it holds and
+// keeping the blocks of this fetch (only: a task walks its frames in
+// order, so older blocks are not read again).
+func (c *blockCache) wrap(fetch fetchFunc) fetchFunc {
+	return func(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
+		out := make([]*nd.Array, len(idx))
+		var miss [][]int
+		var missAt []int
+		for i, ix := range idx {
+			j := slices.IndexFunc(c.idx, func(x []int) bool { return slices.Equal(x, ix) })
+			if j >= 0 {
+				out[i] = c.vals[j]
+				continue
+			}
+			miss = append(miss, ix)
+			missAt = append(missAt, i)
+		}
+		if len(miss) > 0 {
+			got, err := fetch(ctx, miss)
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range missAt {
+				if k < len(got) {
+					out[i] = got[k]
+				}
+			}
+		}
+		c.idx, c.vals = idx, out
+		return out, nil
+	}
+}
