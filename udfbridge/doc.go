@@ -55,14 +55,68 @@
 // MergeLinear. This differs from LiberTEM, whose DelayedJobExecutor chains
 // merges linearly (depth = number of partitions).
 //
-// # Runs
+// # Lifecycle
 //
-// Run computes the results; RunLazy returns each buffer as a one-block
-// chunkarray.Array (the ROI and get_results apply after the merge, on the
-// main node, so nav buffers are not chunked per partition as in LiberTEM);
-// RunIter steps one partition at a time with partial results and damage,
-// takes parameter updates between steps (UpdateUDF), and reports how many
-// partitions were done when ctx is cancelled.
+// On the main node, before any task: meta without a slice, the method
+// check (tile > frame > partition, or MethodChooser), the declarations,
+// and the merge target: buffers allocated zero-filled (not result_only)
+// and Preprocess run on them, which is how a max-UDF seeds -inf. In each
+// partition task: rebuild, meta.Slice and Coordinates, zero-filled
+// partition buffers, TaskData, Preprocess, process, Postprocess. Then the
+// merges, then GetResults. semantics_completeness_test.go has one row per
+// statement of UDF-SEMANTICS.md.
+//
+// # Buffers
+//
+// Nav buffers are (r_p,)+E in a partition, (r,)+E flat and ROI-compressed
+// in RawData, nav+E in Data with the fill value (NaN, 0, false) outside
+// the ROI; sig buffers sig+E; single buffers E or (1,). Private buffers
+// are merged and dropped; result_only ones exist only on the main node.
+//
+// # Merges and why a tree
+//
+// LiberTEM chains merges (depth P); the tree has depth log2 P so merges
+// of different subtrees run in parallel on Threaded and no merge waits
+// for the slowest partition of the whole run. The valid nav mask inside
+// Merge shows the positions merged before the src within that merge node.
+//
+// # Lazy results
+//
+// RunLazy returns, per UDF, Arrays (Data form) and Raw (RawData form) as
+// chunkarray.Arrays: sig and single buffers one block; nav buffers one
+// block per partition along the flat nav axis, as LiberTEM's
+// delayed_data (the Data form is then reshaped to nav+E, which regroups
+// blocks when partitions do not align with nav rows). Each block slices
+// the output of one get_results node, because GetResults may look at the
+// whole merged result: computing one block still runs every partition.
+// Computing several arrays of one run together, of one UDF or several,
+// runs each partition task once (the keys are shared).
+//
+// Run is eager: it computes the graph and runs GetResults before it
+// returns. Decision: LiberTEM makes get_results lazy so that attribute
+// access on a results object triggers it; in Go, Run returns (results,
+// error), and a lazy GetResults would move its errors (result_only unset,
+// undeclared or private buffers, with_mask) from Run into every accessor,
+// leaving callers holding a Results that may still fail — against "no
+// partial result as if it were whole". Where laziness is observable (work
+// skipped when a buffer is never read), RunLazy gives it: its
+// get_results node runs only when an array is computed.
+//
+// # Iteration
+//
+// RunIter processes and merges one non-empty partition per Next (one step
+// when there is none); each Partial equals a run with roi = Damage.
+// UpdateUDF changes parameters for partitions still to come; a cancelled
+// ctx ends it with an error saying how many partitions were done. Each
+// step runs GetResults on the partial merge (eager, as Run).
+//
+// # Differences from LiberTEM
+//
+//   - Merges form a tree by default (MergeLinear for LiberTEM's chain).
+//   - Run computes GetResults eagerly (see Lazy results).
+//   - Masked data is a (data, valid) pair: Go has no masked arrays.
+//   - UDFs are rebuilt from registered names and parameters, not pickled.
+//   - Only the CPU backend is built in; WithBackend(BackendCUDA) errors.
 //
 // # Errors
 //
