@@ -1,6 +1,9 @@
 package udfbridge
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/tessera-go/tessera/chunkarray/nd"
 )
 
@@ -9,7 +12,9 @@ import (
 // float32 (uint16 data is summed as float32, complex128 as complex128).
 // Partition results merge by addition; in a lazy run they merge in a tree
 // (see SumMergeAllUDF for the one-node merge).
-type SumUDF struct{}
+type SumUDF struct {
+	scratch *nd.Array // per-tile sums, reused (a task builds its own UDF)
+}
 
 // SumMergeAllUDF is SumUDF with a merge_all (the seed's MySumMergeUDF):
 // one node stacks every partition's sum and adds them.
@@ -17,7 +22,9 @@ type SumMergeAllUDF struct{ SumUDF }
 
 // SumSigUDF is LiberTEM's SumSigUDF: the sum of each frame over its
 // signal, a nav buffer "intensity" of the input dtype (preferred float32).
-type SumSigUDF struct{}
+type SumSigUDF struct {
+	scratch *nd.Array // per-frame sums of a tile, reused
+}
 
 var (
 	_ TileProcessor = (*SumUDF)(nil)
@@ -37,8 +44,12 @@ func (*SumUDF) Params() ([]byte, error) { return nil, nil }
 func (*SumUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 	return []BufferDecl{SigBuffer("intensity", m.InputDType)}, nil
 }
-func (*SumUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
-	s, err := sumFrames(tile)
+
+// ProcessTile adds the tile's sum over its frames to the buffer's sig
+// region: intensity += tile.sum(axis=0), the per-tile sum reduced into a
+// reused array (the same values as a fresh one).
+func (u *SumUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
+	s, err := reduceScratch(&u.scratch, tile, []int{0})
 	if err != nil {
 		return udfErr("SumUDF", "process_tile", err)
 	}
@@ -73,14 +84,37 @@ func (*SumSigUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 
 // ProcessTile adds the tile's sum over its sig region to the tile's rows
 // (a tile may cover part of the signal; the rows collect every part).
-func (*SumSigUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
+func (u *SumSigUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
 	axes := make([]int, tile.NDim()-1)
 	for i := range axes {
 		axes[i] = i + 1
 	}
-	s, err := nd.Reduce(nd.Sum, tile, axes, false)
+	s, err := reduceScratch(&u.scratch, tile, axes)
 	if err != nil {
 		return udfErr("SumSigUDF", "process_tile", err)
 	}
 	return udfErr("SumSigUDF", "process_tile", addInto(c.Buf("intensity"), s))
+}
+
+// reduceScratch sums tile over axes into *scratch (grown as needed) and
+// returns the result, valid until the next call: nd.Reduce's values
+// without its allocation per tile.
+func reduceScratch(scratch **nd.Array, tile *nd.Array, axes []int) (*nd.Array, error) {
+	if tile == nil {
+		return nil, fmt.Errorf("nil tile")
+	}
+	var shape []int
+	for i, s := range tile.Shape() {
+		if !slices.Contains(axes, i) {
+			shape = append(shape, s)
+		}
+	}
+	dst, err := reuse(scratch, nd.ReduceResultType(nd.Sum, tile.DType()), shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.ReduceInto(nd.Sum, dst, tile, axes); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }

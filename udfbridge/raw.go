@@ -136,6 +136,71 @@ func (d *RawDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 	return nd.FromBytes(d.dt, sh, buf, false, false)
 }
 
+// TaskReader returns the reader of one partition task: it keeps the file
+// open until Close (the task closes it when it ends) and reads every tile
+// with ReadAt into one reused buffer, without the allocation and the copy
+// of Read. The tile it returns is valid until its next Read: a partition
+// task lends each tile to process_tile and reads the next one afterwards
+// (LiberTEM's readers reuse their tile buffers the same way).
+func (d *RawDataset) TaskReader() TileReader { return &rawReader{d: d} }
+
+var _ TaskReaderDataset = (*RawDataset)(nil)
+
+// rawReader is RawDataset's per-task reader.
+type rawReader struct {
+	d   *RawDataset
+	f   *os.File
+	buf *nd.Array // flat, d.dt, reused for every tile
+}
+
+func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	d := r.d
+	sigStart, sigShape, err := checkRead(d.String(), dsProd(d.nav), d.sig, start, n, sigStart, sigShape)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.f == nil {
+		if r.f, err = os.Open(d.path); err != nil {
+			return nil, fmt.Errorf("udfbridge: raw file: %w", err)
+		}
+	}
+	full := append([]int{dsProd(d.nav)}, d.sig...)
+	st := append([]int{start}, sigStart...)
+	sh := append([]int{n}, sigShape...)
+	if need := dsProd(sh); r.buf == nil || r.buf.Size() < need {
+		if r.buf, err = nd.Zeros(d.dt, need); err != nil {
+			return nil, fmt.Errorf("udfbridge: raw file %s: tile buffer: %w", d.path, err)
+		}
+	}
+	item := d.dt.Size()
+	tile, err := nd.FillBytesInto(r.buf, d.dt, sh, false, false, func(dst []byte) error {
+		return copyRegion(full, st, sh, item, dst, func(dst []byte, off int64) error {
+			_, err := r.f.ReadAt(dst, d.offset+off)
+			return err
+		})
+	})
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("udfbridge: raw file %s: reading frames [%d, %d): %w", d.path, start, start+n, err)
+	}
+	return tile, nil
+}
+
+// Close closes the file (if a Read opened it).
+func (r *rawReader) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
 // copyRegion fills dst with the region st/sh of a C-order array of shape
 // full and item-byte elements, by calls read(part, byteOffset) for each
 // contiguous run of the region.

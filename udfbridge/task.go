@@ -5,6 +5,7 @@ package udfbridge
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
@@ -129,6 +130,10 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	}
 	nsig := len(ri.SigShape)
 	rd := taskReader(ds)
+	if c, ok := rd.(io.Closer); ok {
+		defer c.Close()
+	}
+	conv := tileConv{dt: ri.Input}
 	for _, bl := range blocks {
 		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
 		var whole *nd.Array
@@ -144,8 +149,8 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), want)
 			}
 			if tile.DType() != ri.Input {
-				if tile, err = tile.AsType(ri.Input); err != nil {
-					return nil, err
+				if tile, err = conv.convert(tile); err != nil {
+					return nil, fmt.Errorf("udfbridge: partition %d: converting frames [%d, %d) to %v: %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, ri.Input, err)
 				}
 			}
 			whole = tile

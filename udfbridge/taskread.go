@@ -102,3 +102,42 @@ func (c *blockCache) wrap(fetch fetchFunc) fetchFunc {
 		return out, nil
 	}
 }
+
+// tileConv converts a task's tiles to the run's input dtype into one
+// reused buffer: the converted tile is valid until the next convert, as
+// a tile from a TaskReader is until its next Read.
+type tileConv struct {
+	dt  nd.DType
+	buf *nd.Array // flat
+}
+
+func (c *tileConv) convert(tile *nd.Array) (*nd.Array, error) {
+	v, err := reuse(&c.buf, c.dt, tile.Shape())
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.AsTypeInto(v, tile); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// reuse returns a C-contiguous array of dtype dt and the given shape over
+// the memory of *buf (offset 0), growing *buf (flat) when it is too small
+// or of another dtype. The contents are left as they were.
+func reuse(buf **nd.Array, dt nd.DType, shape []int) (*nd.Array, error) {
+	need := dsProd(shape)
+	var err error
+	if *buf == nil || (*buf).DType() != dt || (*buf).Size() < need {
+		if *buf, err = nd.Zeros(dt, max(need, 1)); err != nil {
+			return nil, err
+		}
+	}
+	flat := *buf
+	if flat.Size() != need {
+		if flat, err = flat.Slice(nd.Slice1{Start: 0, Stop: need, Step: 1}); err != nil {
+			return nil, err
+		}
+	}
+	return flat.Reshape(shape...)
+}
