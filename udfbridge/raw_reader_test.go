@@ -32,7 +32,7 @@ func TestRawTaskReaderMatchesRead(t *testing.T) {
 	defer rd.(interface{ Close() error }).Close()
 	ctx := context.Background()
 	reqs := []struct {
-		start, n          int
+		start, n           int
 		sigStart, sigShape []int
 	}{
 		{0, 6, nil, nil}, {1, 2, nil, nil}, {2, 3, []int{1, 2}, []int{2, 3}},
