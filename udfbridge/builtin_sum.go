@@ -49,7 +49,7 @@ func (*SumUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 // region: intensity += tile.sum(axis=0), the per-tile sum reduced into a
 // reused array (the same values as a fresh one).
 func (u *SumUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
-	s, err := reduceScratch(&u.scratch, tile, []int{0})
+	s, err := sumFramesScratch(&u.scratch, tile)
 	if err != nil {
 		return udfErr("SumUDF", "process_tile", err)
 	}
@@ -117,4 +117,59 @@ func reduceScratch(scratch **nd.Array, tile *nd.Array, axes []int) (*nd.Array, e
 		return nil, err
 	}
 	return dst, nil
+}
+
+// sumFramesScratch is reduceScratch over axis 0 with a fast path for a
+// C-contiguous float or complex tile: four frames are added per pass over
+// the result, d = (((d + f0) + f1) + f2) + f3 element by element, the same
+// additions in the same order as nd.Reduce's row-by-row accumulation (so
+// the same bits), with a quarter of its loads and stores of the result.
+func sumFramesScratch(scratch **nd.Array, tile *nd.Array) (*nd.Array, error) {
+	if tile == nil || tile.NDim() == 0 || !tile.IsCContiguous() {
+		return reduceScratch(scratch, tile, []int{0})
+	}
+	sh := tile.Shape()
+	dst, err := reuse(scratch, tile.DType(), sh[1:])
+	if err != nil {
+		return nil, err
+	}
+	rows, n, off := sh[0], dst.Size(), tile.Offset()
+	switch src := tile.Data().(type) {
+	case []float32:
+		sumRows(dst.Data().([]float32)[:n], src[off:off+rows*n], rows)
+	case []float64:
+		sumRows(dst.Data().([]float64)[:n], src[off:off+rows*n], rows)
+	case []complex64:
+		sumRows(dst.Data().([]complex64)[:n], src[off:off+rows*n], rows)
+	case []complex128:
+		sumRows(dst.Data().([]complex128)[:n], src[off:off+rows*n], rows)
+	default:
+		return reduceScratch(scratch, tile, []int{0})
+	}
+	return dst, nil
+}
+
+// sumRows sets d to the sum of the rows of src (rows × len(d)), added in
+// row order starting from zero.
+func sumRows[T float32 | float64 | complex64 | complex128](d, src []T, rows int) {
+	clear(d)
+	n := len(d)
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		s0 := src[r*n : r*n+n]
+		s1 := src[(r+1)*n : (r+1)*n+n]
+		s2 := src[(r+2)*n : (r+2)*n+n]
+		s3 := src[(r+3)*n : (r+3)*n+n]
+		s0, s1, s2, s3 = s0[:len(d)], s1[:len(d)], s2[:len(d)], s3[:len(d)]
+		for k := range d {
+			d[k] = d[k] + s0[k] + s1[k] + s2[k] + s3[k]
+		}
+	}
+	for ; r < rows; r++ {
+		s0 := src[r*n : r*n+n]
+		s0 = s0[:len(d)]
+		for k := range d {
+			d[k] += s0[k]
+		}
+	}
 }
