@@ -66,6 +66,11 @@
 // merges, then GetResults. semantics_completeness_test.go has one row per
 // statement of UDF-SEMANTICS.md.
 //
+// A tile (or frame, or partition array) passed to a process method is
+// valid only until that method returns: tasks read tiles into one reused
+// buffer and convert them to the run's input dtype into another, as
+// LiberTEM does. A UDF that needs data later copies it (nd's Copy).
+//
 // # Buffers
 //
 // Nav buffers are (r_p,)+E in a partition, (r,)+E flat and ROI-compressed
