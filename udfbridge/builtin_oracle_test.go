@@ -73,6 +73,7 @@ type testDS struct {
 func (t *testDS) NavShape() []int { return t.nav }
 func (t *testDS) SigShape() []int { return t.sig }
 func (t *testDS) DType() nd.DType { return t.a.DType() }
+
 // Spec names the array in a process-local table (kind "builtin-test"):
 // enough for in-process schedulers.
 func (t *testDS) Spec() (DatasetSpec, error) {
