@@ -325,6 +325,10 @@ const (
 	smGamma = 0x9e3779b97f4a7c15
 	smMul1  = 0xbf58476d1ce4e5b9
 	smMul2  = 0x94d049bb133111eb
+	// smGamma times 2, 3 and 4, wrapped to 64 bits as the counter is.
+	smGamma2 = 2 * smGamma % (1 << 64)
+	smGamma3 = 3 * smGamma % (1 << 64)
+	smGamma4 = 4 * smGamma % (1 << 64)
 )
 
 // fill writes the values of the region of shape sh starting at st (in the
@@ -419,22 +423,82 @@ func (p *randomP) fill(data any, off int, st, sh []int) error {
 // are the float64 values cast.
 func fillUniform[T float32 | float64](out []T, seed uint64, lo, hi float64, sh, gstr []int, base int) {
 	w := hi - lo
+	// lo + w*unit(x) is lo + w*(f*2^-53) with f = x>>11; f*2^-53 is
+	// exact, and so is w*2^-53 while it stays a normal number, so
+	// lo + s*f with s = w*2^-53 rounds the same exact product: the same
+	// values, one multiply fewer per element. Below that (|w| < 2^-969)
+	// the scaling by 2^-53 could round; keep the two-step form there.
+	s := w * (1.0 / (1 << 53))
+	exact := w == 0 || math.Abs(s) >= 0x1p-1022
+	sh, gstr = collapseRuns(sh, gstr)
 	k := 0
 	nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
-		o := out[k : k+m]
-		// splitmix(seed, i) with its counter stepped by addition: the
-		// same values, one multiply fewer per element.
 		z := seed + uint64(g+1)*smGamma
-		for j := range o {
-			x := z
-			x = (x ^ (x >> 30)) * smMul1
-			x = (x ^ (x >> 27)) * smMul2
-			x ^= x >> 31
-			o[j] = T(lo + w*unit(x))
-			z += smGamma
+		if exact {
+			uniformRun(out[k:k+m], z, lo, s)
+		} else {
+			o := out[k : k+m]
+			for j := range o {
+				o[j] = T(lo + w*unit(mix(z)))
+				z += smGamma
+			}
 		}
 		k += m
 	})
+}
+
+// mix is splitmix64's finaliser: splitmix(seed, i) = mix(seed + (i+1)*smGamma).
+func mix(x uint64) uint64 {
+	x = (x ^ (x >> 30)) * smMul1
+	x = (x ^ (x >> 27)) * smMul2
+	return x ^ (x >> 31)
+}
+
+// uniformRun writes T(lo + s*float64(mix(z + j*smGamma)>>11)) into o[j]:
+// splitmix with its counter stepped by addition, four independent lanes
+// per iteration so that their multiplies overlap.
+func uniformRun[T float32 | float64](o []T, z uint64, lo, s float64) {
+	j := 0
+	for ; j+4 <= len(o); j += 4 {
+		x0 := mix(z)
+		x1 := mix(z + smGamma)
+		x2 := mix(z + smGamma2)
+		x3 := mix(z + smGamma3)
+		q := o[j : j+4 : j+4]
+		q[0] = T(lo + s*float64(int64(x0>>11)))
+		q[1] = T(lo + s*float64(int64(x1>>11)))
+		q[2] = T(lo + s*float64(int64(x2>>11)))
+		q[3] = T(lo + s*float64(int64(x3>>11)))
+		z += smGamma4
+	}
+	for ; j < len(o); j++ {
+		o[j] = T(lo + s*float64(int64(mix(z)>>11)))
+		z += smGamma
+	}
+}
+
+// collapseRuns merges trailing axes that a region covers in C order
+// (strides gstr[i] == sh[i+1]*gstr[i+1]) into one, so that ForEachOffset
+// calls back once per longest contiguous run of global flat indices.
+func collapseRuns(sh, gstr []int) ([]int, []int) {
+	n := len(sh)
+	if n < 2 {
+		return sh, gstr
+	}
+	run := sh[n-1]
+	if gstr[n-1] != 1 {
+		return sh, gstr
+	}
+	i := n - 2
+	for ; i >= 0 && gstr[i] == run; i-- {
+		run *= sh[i]
+	}
+	if i == n-2 {
+		return sh, gstr
+	}
+	sh2 := append(slices.Clone(sh[:i+1]), run)
+	st2 := append(slices.Clone(gstr[:i+1]), 1)
+	return sh2, st2
 }
 
 // fillNormal is fillUniform for the normal distribution.
