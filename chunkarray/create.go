@@ -458,6 +458,10 @@ func mix(x uint64) uint64 {
 // splitmix with its counter stepped by addition, four independent lanes
 // per iteration so that their multiplies overlap.
 func uniformRun[T float32 | float64](o []T, z uint64, lo, s float64) {
+	if d := uniformSIMD(o, z, lo, s); d > 0 {
+		o = o[d:]
+		z += uint64(d) * smGamma
+	}
 	j := 0
 	for ; j+4 <= len(o); j += 4 {
 		x0 := mix(z)

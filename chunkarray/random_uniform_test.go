@@ -7,8 +7,17 @@ import (
 
 // fillUniform's fast path (merged scale, four lanes, collapsed runs) gives
 // the values of the reference formula lo + w*unit(splitmix(seed, i)) at
-// every flat index, for float64 and float32 (the float64 value cast).
+// every flat index, with the AVX-512 kernel (where the CPU has it) and
+// without, for float64 and float32 (the float64 value cast).
 func TestFillUniformReference(t *testing.T) {
+	defer func(v bool) { useSIMD = v }(useSIMD)
+	for _, simd := range []bool{useSIMD, false} {
+		useSIMD = simd
+		t.Run(map[bool]string{true: "simd", false: "portable"}[simd], testFillUniformReference)
+	}
+}
+
+func testFillUniformReference(t *testing.T) {
 	whole := []int{7, 6, 37}
 	for _, tc := range []struct {
 		name   string
@@ -16,6 +25,7 @@ func TestFillUniformReference(t *testing.T) {
 		st, sh []int
 	}{
 		{"whole", -2, 3, []int{0, 0, 0}, []int{7, 6, 37}},
+		{"long run", -1, 7, []int{3, 0, 0}, []int{4, 6, 37}},
 		{"full trailing", 0, 1, []int{2, 0, 0}, []int{3, 6, 37}},
 		{"partial rows", 1, 1.5, []int{1, 2, 5}, []int{4, 3, 30}},
 		{"odd run", -1e300, 1e300, []int{6, 5, 36}, []int{1, 1, 1}},
