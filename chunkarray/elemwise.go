@@ -243,7 +243,16 @@ func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = forTiles(shape, func(sl []nd.Slice1) error {
+	if err := ev.tiles(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// tiles evaluates the expression into out (the block's shape and dtype)
+// tile by tile.
+func (ev *evaluator) tiles(out *nd.Array) error {
+	return forTiles(out.Shape(), func(sl []nd.Slice1) error {
 		dst, err := out.Slice(sl...)
 		if err != nil {
 			return err
@@ -254,10 +263,6 @@ func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 		}
 		return copyInto(dst, r)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func size(shape []int) int {
@@ -568,7 +573,9 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 				}
 				break
 			}
-			if v, err = ev.buffer(i, n.D, a.Shape()); err != nil {
+			if i == last && dst != nil && n.D == dst.DType() && sameShape(a.Shape(), tshape) {
+				v = dst
+			} else if v, err = ev.buffer(i, n.D, a.Shape()); err != nil {
 				break
 			}
 			err = nd.AsTypeInto(v, a)

@@ -126,9 +126,25 @@ func (d *ArrayDataset) Read(ctx context.Context, start, n int, sigStart, sigShap
 }
 
 // TaskReader returns a reader that computes each block once while the
-// task's tiles lie in it (the default tile is smaller than a block).
+// task's tiles lie in it (the default tile is smaller than a block), into
+// buffers the reader keeps and reuses from block to block
+// (chunkarray.ComputeKeyInto): a task allocates its block memory once,
+// not once per block, and its tiles are valid until its next Read.
 func (d *ArrayDataset) TaskReader() TileReader {
-	return &blockReader{name: d.String(), dt: d.dt, nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: (&blockCache{}).wrap(d.fetch)}
+	c := &bufCache{dt: d.dt, bounds: d.bounds, into: d.fetchInto}
+	return &blockReader{name: d.String(), dt: d.dt, nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: c.fetch}
+}
+
+// fetchInto computes block ix into dst.
+func (d *ArrayDataset) fetchInto(ctx context.Context, ix []int, dst *nd.Array) error {
+	s := d.Sched
+	if s == nil {
+		s = sched.Sync{}
+	}
+	if err := chunkarray.ComputeKeyInto(ctx, d.g, graph.BlockKey(d.name, ix...), dst, s); err != nil {
+		return fmt.Errorf("udfbridge: %s: block %v: %w", d, ix, err)
+	}
+	return nil
 }
 
 // FrameBlockStarts returns the flat frames where the array's blocks

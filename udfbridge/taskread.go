@@ -9,6 +9,7 @@ package udfbridge
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
@@ -101,6 +102,71 @@ func (c *blockCache) wrap(fetch fetchFunc) fetchFunc {
 		c.idx, c.vals = idx, out
 		return out, nil
 	}
+}
+
+// bufCache is blockCache for a dataset that computes a block into memory
+// it is given: it keeps the blocks of the last fetch in buffers of its
+// own, and computes a missing block into a buffer that no kept block
+// still uses (grown when too small), so that a task walking its blocks
+// reuses the same memory. A block it returns is valid until its next
+// fetch.
+type bufCache struct {
+	dt     nd.DType
+	bounds [][]int // per axis, the block bounds
+	into   func(ctx context.Context, ix []int, dst *nd.Array) error
+	idx    [][]int
+	vals   []*nd.Array
+	bufs   []*nd.Array // per kept block, its flat buffer
+	spare  []*nd.Array // buffers of no kept block
+}
+
+func (c *bufCache) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
+	out := make([]*nd.Array, len(idx))
+	outBufs := make([]*nd.Array, len(idx))
+	kept := make([]bool, len(c.idx))
+	var miss []int
+	for i, ix := range idx {
+		j := slices.IndexFunc(c.idx, func(x []int) bool { return slices.Equal(x, ix) })
+		if j >= 0 && !kept[j] {
+			out[i], outBufs[i], kept[j] = c.vals[j], c.bufs[j], true
+			continue
+		}
+		miss = append(miss, i)
+	}
+	for j, k := range kept {
+		if !k && c.bufs[j] != nil {
+			c.spare = append(c.spare, c.bufs[j])
+		}
+	}
+	c.idx, c.vals, c.bufs = nil, nil, nil
+	for _, i := range miss {
+		shape := make([]int, len(idx[i]))
+		for ax, b := range idx[i] {
+			if ax >= len(c.bounds) || b < 0 || b+1 >= len(c.bounds[ax]) {
+				c.spare = append(c.spare, outBufs...)
+				return nil, fmt.Errorf("udfbridge: block %v outside the dataset's blocks", idx[i])
+			}
+			shape[ax] = c.bounds[ax][b+1] - c.bounds[ax][b]
+		}
+		var buf *nd.Array
+		if n := len(c.spare); n > 0 {
+			buf, c.spare = c.spare[n-1], c.spare[:n-1]
+		}
+		v, err := reuse(&buf, c.dt, shape)
+		if err == nil {
+			err = c.into(ctx, idx[i], v)
+		}
+		if err != nil {
+			c.spare = append(c.spare, outBufs...)
+			if buf != nil {
+				c.spare = append(c.spare, buf)
+			}
+			return nil, err
+		}
+		out[i], outBufs[i] = v, buf
+	}
+	c.idx, c.vals, c.bufs = idx, out, outBufs
+	return out, nil
 }
 
 // tileConv converts a task's tiles to the run's input dtype into one

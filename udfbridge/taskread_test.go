@@ -84,3 +84,64 @@ func TestArrayDatasetDefaultTiles(t *testing.T) {
 		}
 	}
 }
+
+// An ArrayDataset's task reader computes each block into a buffer it
+// reuses: tiles equal the dataset's own reads (which compute blocks
+// anew), and after the first block the reader allocates no block memory.
+func TestTaskReaderReusesBlockBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    *chunkarray.Array
+	}{
+		{"random float32", chunkarray.Random(9).Uniform(0, 1, []int{20, 8, 8}, []int{5, 8, 8}).AsType(nd.Float32)},
+		{"fused expression", chunkarray.Random(9).Uniform(0, 1, []int{20, 8, 8}, []int{5, 8, 8}).Mul(3).Sqrt()},
+		{"sig blocks, uneven", chunkarray.Random(9).Normal(0, 1, []int{21, 8, 8}, []int{4, 8, 3})},
+		{"literal blocks", chunkarray.FromNDArray(formulaArray(t, nd.Float32, []int{20, 8, 8}), []int{5, 8, 8})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := FromChunkArray(tc.a, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ds.TaskReader()
+			frames := tc.a.Shape()[0]
+			for start := 0; start < frames; start += 3 {
+				n := min(3, frames-start)
+				got, err := r.Read(context.Background(), start, n, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := ds.Read(context.Background(), start, n, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameArray(got, want); err != nil {
+					t.Fatalf("tile at %d: %v", start, err)
+				}
+			}
+		})
+	}
+	// One block per fetch: the second block goes into the first one's buffer.
+	ds, err := FromChunkArray(chunkarray.Random(2).Uniform(0, 1, []int{20, 8, 8}, []int{5, 8, 8}), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &bufCache{dt: ds.dt, bounds: ds.bounds, into: ds.fetchInto}
+	b0, err := c.fetch(context.Background(), [][]int{{0, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0 := &b0[0].Data().([]float64)[0]
+	for blk := 1; blk < 4; blk++ {
+		b, err := c.fetch(context.Background(), [][]int{{blk, 0, 0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := &b[0].Data().([]float64)[0]; p != p0 {
+			t.Errorf("block %d in new memory, want the reused buffer", blk)
+		}
+	}
+	if _, err := c.fetch(context.Background(), [][]int{{4, 0, 0}}); err == nil {
+		t.Error("block 4 of 4: no error")
+	}
+}
