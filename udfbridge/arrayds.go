@@ -128,11 +128,12 @@ func (d *ArrayDataset) Read(ctx context.Context, start, n int, sigStart, sigShap
 // TaskReader returns a reader that computes each block once while the
 // task's tiles lie in it (the default tile is smaller than a block), into
 // buffers the reader keeps and reuses from block to block
-// (chunkarray.ComputeKeyInto): a task allocates its block memory once,
-// not once per block, and its tiles are valid until its next Read.
+// (chunkarray.ComputeKeyInto) and, when the task closes it, hands on to
+// the next task's reader: block memory is allocated once per worker, not
+// once per block, and a tile is valid until the next Read or Close.
 func (d *ArrayDataset) TaskReader() TileReader {
 	c := &bufCache{dt: d.dt, bounds: d.bounds, into: d.fetchInto}
-	return &blockReader{name: d.String(), dt: d.dt, nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: c.fetch}
+	return &blockReader{name: d.String(), dt: d.dt, nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: c.fetch, release: c.release}
 }
 
 // fetchInto computes block ix into dst.
@@ -158,6 +159,17 @@ type blockReader struct {
 	nav, sig []int
 	bounds   [][]int
 	fetch    fetchFunc
+	release  func() // at the task's end (Close); nil: nothing to release
+}
+
+// Close gives the reader's block memory to the next task: the tiles it
+// returned are not valid afterwards.
+func (r *blockReader) Close() error {
+	if r.release != nil {
+		r.release()
+		r.release = nil
+	}
+	return nil
 }
 
 func (r *blockReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {

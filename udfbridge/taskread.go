@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 )
@@ -151,6 +152,8 @@ func (c *bufCache) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) 
 		var buf *nd.Array
 		if n := len(c.spare); n > 0 {
 			buf, c.spare = c.spare[n-1], c.spare[:n-1]
+		} else if b, ok := blockBufs.Get().(*nd.Array); ok {
+			buf = b
 		}
 		v, err := reuse(&buf, c.dt, shape)
 		if err == nil {
@@ -167,6 +170,23 @@ func (c *bufCache) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) 
 	}
 	c.idx, c.vals, c.bufs = idx, out, outBufs
 	return out, nil
+}
+
+// blockBufs holds the block buffers of finished tasks (bufCache.release),
+// so that the next task computes its blocks into them: with one block per
+// partition, buffers kept per task alone would still be one new block per
+// task for the collector.
+var blockBufs sync.Pool
+
+// release gives the cache's buffers to the next task; the blocks it
+// returned must not be used afterwards.
+func (c *bufCache) release() {
+	for _, b := range append(c.bufs, c.spare...) {
+		if b != nil {
+			blockBufs.Put(b)
+		}
+	}
+	c.idx, c.vals, c.bufs, c.spare = nil, nil, nil, nil
 }
 
 // tileConv converts a task's tiles to the run's input dtype into one
