@@ -7,45 +7,30 @@ import (
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/viz"
 )
 
-// Option configures Compute, Persist, Graph and Visualize.
-type Option func(*config)
+// Option configures Compute, Persist, Graph and Visualize. The
+// configuration is sched.ComputeConfig, shared with the other collections.
+type Option func(*sched.ComputeConfig)
 
-type config struct {
-	sched     sched.Scheduler
-	optimize  bool
-	callbacks []*sched.Callbacks
-}
-
-func newConfig(opts []Option) config {
-	c := config{optimize: true}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.sched == nil {
-		c.sched = sched.Threaded{}
-	}
-	return c
-}
+func newConfig(opts []Option) sched.ComputeConfig { return sched.NewComputeConfig(opts) }
 
 // WithScheduler runs the computation on s instead of sched.Threaded{}.
-func WithScheduler(s sched.Scheduler) Option { return func(c *config) { c.sched = s } }
+func WithScheduler(s sched.Scheduler) Option {
+	return func(c *sched.ComputeConfig) { c.Scheduler = s }
+}
 
 // WithOptimize turns blockwise fusion and the default graph optimization
 // (optimize.Optimize) on or off; off is Dask's optimize_graph=False, and
 // then every operation is its own task.
-func WithOptimize(on bool) Option { return func(c *config) { c.optimize = on } }
+func WithOptimize(on bool) Option { return func(c *sched.ComputeConfig) { c.Optimize = on } }
 
 // WithCallbacks attaches callbacks (a profiler, a progress bar) to this
 // computation only.
 func WithCallbacks(cbs ...*sched.Callbacks) Option {
-	return func(c *config) { c.callbacks = append(c.callbacks, cbs...) }
+	return func(c *sched.ComputeConfig) { c.Callbacks = append(c.Callbacks, cbs...) }
 }
 
 // collector walks Arrays and emits their block tasks into one graph.
@@ -236,7 +221,7 @@ func buildGraph(arrays []*Array, fuse bool) (*graph.Graph, error) {
 // WithOptimize(false)); its keys are a.Keys().
 func (a *Array) Graph(opts ...Option) (*graph.Graph, error) {
 	c := newConfig(opts)
-	return buildGraph([]*Array{a}, c.optimize)
+	return buildGraph([]*Array{a}, c.Optimize)
 }
 
 // Keys returns the keys of a's blocks in C order of their block indices.
@@ -264,7 +249,7 @@ func (a *Array) FinalKey() graph.Key {
 // blocks into one *nd.Array. keys are the finalize keys, in order.
 func BuildGraph(arrays []*Array, opts ...Option) (*graph.Graph, []graph.Key, error) {
 	c := newConfig(opts)
-	g, err := buildGraph(arrays, c.optimize)
+	g, err := buildGraph(arrays, c.Optimize)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,13 +274,7 @@ func Compute(ctx context.Context, arrays []*Array, opts ...Option) ([]*nd.Array,
 	if err != nil {
 		return nil, err
 	}
-	if c.optimize {
-		if g, _, err = optimize.Optimize(g, keys); err != nil {
-			return nil, err
-		}
-	}
-	ctx = sched.WithCallbacks(ctx, append(c.callbacks, sched.StderrProgress())...)
-	vals, err := c.sched.Get(ctx, g, keys)
+	vals, err := c.Run(ctx, g, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -330,18 +309,12 @@ func (a *Array) Persist(ctx context.Context, opts ...Option) (*Array, error) {
 		return nil, err
 	}
 	c := newConfig(opts)
-	g, err := buildGraph([]*Array{a}, c.optimize)
+	g, err := buildGraph([]*Array{a}, c.Optimize)
 	if err != nil {
 		return nil, err
 	}
 	keys := a.Keys()
-	if c.optimize {
-		if g, _, err = optimize.Optimize(g, keys); err != nil {
-			return nil, err
-		}
-	}
-	ctx = sched.WithCallbacks(ctx, append(c.callbacks, sched.StderrProgress())...)
-	vals, err := c.sched.Get(ctx, g, keys)
+	vals, err := c.Run(ctx, g, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -365,13 +338,13 @@ func (a *Array) Persist(ctx context.Context, opts ...Option) (*Array, error) {
 // optimize.Optimize included. WithOptimize in opts overrides the fusion
 // part.
 func (a *Array) Visualize(ctx context.Context, path string, vo viz.Options, opts ...Option) error {
-	c := config{optimize: vo.Optimize}
+	c := sched.ComputeConfig{Optimize: vo.Optimize}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
 		}
 	}
-	g, err := buildGraph([]*Array{a}, c.optimize)
+	g, err := buildGraph([]*Array{a}, c.Optimize)
 	if err != nil {
 		return err
 	}

@@ -42,23 +42,17 @@ func (a *Array) ComputeBlockInto(ctx context.Context, idx []int, dst *nd.Array, 
 	if err := checkDst(opName, dst, a.blockShape(idx), a.dtype); err != nil {
 		return err
 	}
-	c := config{optimize: true}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.sched == nil {
-		c.sched = sched.Sync{}
-	}
-	g, err := buildGraph([]*Array{a}, c.optimize)
+	// Sync unless asked otherwise: one block's graph is small, and the
+	// caller is usually a task on a worker already.
+	c := newConfig(append([]Option{WithScheduler(sched.Sync{})}, opts...))
+	g, err := buildGraph([]*Array{a}, c.Optimize)
 	if err != nil {
 		return err
 	}
-	if len(c.callbacks) > 0 {
-		ctx = sched.WithCallbacks(ctx, c.callbacks...)
+	if len(c.Callbacks) > 0 {
+		ctx = sched.WithCallbacks(ctx, c.Callbacks...)
 	}
-	return ComputeKeyInto(ctx, g, a.Key(idx...), dst, c.sched)
+	return ComputeKeyInto(ctx, g, a.Key(idx...), dst, c.Scheduler)
 }
 
 func checkDst(opName string, dst *nd.Array, shape []int, d nd.DType) error {

@@ -11,8 +11,6 @@ import (
 	"github.com/tessera-go/tessera/chunkarray/npy"
 	"github.com/tessera-go/tessera/chunkarray/zarr"
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/optimize"
-	"github.com/tessera-go/tessera/sched"
 )
 
 // Files: FromNPY and FromZarr read one block per task; Store, ToNPY and
@@ -458,7 +456,7 @@ func (storedP) run(_ context.Context, args []any) (any, error) {
 // number of bytes written (int64). It is not optimized.
 func (a *Array) storeGraph(p storeP, opts ...Option) (*graph.Graph, graph.Key, error) {
 	c := newConfig(opts)
-	g, err := buildGraph([]*Array{a}, c.optimize)
+	g, err := buildGraph([]*Array{a}, c.Optimize)
 	if err != nil {
 		return nil, "", err
 	}
@@ -493,13 +491,7 @@ func (a *Array) runStore(ctx context.Context, p storeP, opts ...Option) error {
 		return err
 	}
 	keys := []graph.Key{final}
-	if c.optimize {
-		if g, _, err = optimize.Optimize(g, keys); err != nil {
-			return err
-		}
-	}
-	ctx = sched.WithCallbacks(ctx, append(c.callbacks, sched.StderrProgress())...)
-	_, err = c.sched.Get(ctx, g, keys)
+	_, err = c.Run(ctx, g, keys)
 	return err
 }
 

@@ -6,44 +6,30 @@ import (
 	"reflect"
 
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/viz"
 )
 
 // Option configures Compute, Persist and Visualize.
-type Option func(*config)
+// The configuration is sched.ComputeConfig, shared with the other
+// collections.
+type Option func(*sched.ComputeConfig)
 
-type config struct {
-	sched     sched.Scheduler
-	optimize  bool
-	callbacks []*sched.Callbacks
-}
-
-func newConfig(opts []Option) config {
-	c := config{optimize: true}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.sched == nil {
-		c.sched = sched.Threaded{}
-	}
-	return c
-}
+func newConfig(opts []Option) sched.ComputeConfig { return sched.NewComputeConfig(opts) }
 
 // WithScheduler runs the computation on s instead of sched.Threaded{}.
-func WithScheduler(s sched.Scheduler) Option { return func(c *config) { c.sched = s } }
+func WithScheduler(s sched.Scheduler) Option {
+	return func(c *sched.ComputeConfig) { c.Scheduler = s }
+}
 
 // WithOptimize turns the default graph optimization (optimize.Optimize:
 // cull, inline, fuse) on or off; off is Dask's optimize_graph=False.
-func WithOptimize(on bool) Option { return func(c *config) { c.optimize = on } }
+func WithOptimize(on bool) Option { return func(c *sched.ComputeConfig) { c.Optimize = on } }
 
 // WithCallbacks attaches callbacks (a profiler, a progress bar) to this
 // computation only.
 func WithCallbacks(cbs ...*sched.Callbacks) Option {
-	return func(c *config) { c.callbacks = append(c.callbacks, cbs...) }
+	return func(c *sched.ComputeConfig) { c.Callbacks = append(c.Callbacks, cbs...) }
 }
 
 // rootOf returns v's node: its own for values of this package, a layer
@@ -78,15 +64,7 @@ func Compute(ctx context.Context, vs []Valuer, opts ...Option) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.optimize {
-		if g, _, err = optimize.Optimize(g, keys); err != nil {
-			return nil, err
-		}
-	}
-	// StderrProgress is nil off a terminal and under CI, and WithCallbacks
-	// drops nils.
-	ctx = sched.WithCallbacks(ctx, append(c.callbacks, sched.StderrProgress())...)
-	return c.sched.Get(ctx, g, keys)
+	return c.Run(ctx, g, keys)
 }
 
 // Compute computes d: collects its graph, optimizes it (unless

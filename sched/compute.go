@@ -1,0 +1,59 @@
+package sched
+
+import (
+	"context"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
+)
+
+// ComputeConfig is what one Compute of a collection (delayed values,
+// chunked arrays) is configured with. The collections keep their own
+// Option types (func(*ComputeConfig)) so that their documentation can say
+// what optimization means for them, and share this config and Run, as
+// Dask's collections share dask.base.compute.
+type ComputeConfig struct {
+	// Scheduler runs the graph; nil means Threaded{}.
+	Scheduler Scheduler
+	// Optimize runs optimize.Optimize before the scheduler (Dask's
+	// optimize_graph); collections may do more under it (chunkarray fuses
+	// blockwise operations while building its graph).
+	Optimize bool
+	// Callbacks are attached to this computation only.
+	Callbacks []*Callbacks
+}
+
+// NewComputeConfig applies opts to the defaults: Threaded{}, optimization
+// on, no callbacks. Nil options are skipped.
+func NewComputeConfig[O ~func(*ComputeConfig)](opts []O) ComputeConfig {
+	c := ComputeConfig{Optimize: true}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if c.Scheduler == nil {
+		c.Scheduler = Threaded{}
+	}
+	return c
+}
+
+// Run computes keys of g as configured: optimize.Optimize when c.Optimize,
+// then the scheduler with c.Callbacks and, on a terminal, StderrProgress
+// attached to ctx.
+func (c ComputeConfig) Run(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]any, error) {
+	if c.Optimize {
+		var err error
+		if g, _, err = optimize.Optimize(g, keys); err != nil {
+			return nil, err
+		}
+	}
+	s := c.Scheduler
+	if s == nil {
+		s = Threaded{}
+	}
+	// StderrProgress is nil off a terminal and under CI; WithCallbacks
+	// drops nils.
+	ctx = WithCallbacks(ctx, append(c.Callbacks[:len(c.Callbacks):len(c.Callbacks)], StderrProgress())...)
+	return s.Get(ctx, g, keys)
+}
