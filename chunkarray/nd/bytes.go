@@ -312,8 +312,32 @@ func FillBytes(d DType, shape []int, fortran, bigEndian bool, fill func(dst []by
 	if d.Size() > 0 && n > math.MaxInt/d.Size() {
 		return nil, &ShapeError{Op: "FillBytes", Shapes: [][]int{shape}, Reason: "too many bytes"}
 	}
-	data := makeSlice(d, n)
-	raw := rawBytes(data)
+	return fillRaw(d, shape, fortran, bigEndian, makeSlice(d, n), n, fill)
+}
+
+// FillBytesInto is FillBytes writing into the memory of buf instead of
+// new memory: buf must have dtype d, be C-contiguous from its first
+// element and hold at least as many elements as shape (a buffer from a
+// pool, say). Unlike FillBytes, dst is not zeroed first: fill must write
+// every byte of it (or fail). The result is a view of buf's memory with
+// the given shape (C order, or Fortran order when fortran).
+func FillBytesInto(buf *Array, d DType, shape []int, fortran, bigEndian bool, fill func(dst []byte) error) (*Array, error) {
+	n, err := SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if buf == nil || buf.dtype != d || buf.offset != 0 || !buf.IsCContiguous() || buf.Size() < n {
+		return nil, &ShapeError{Op: "FillBytesInto", Shapes: [][]int{shape}, Reason: "buffer of the wrong dtype, layout or size"}
+	}
+	return fillRaw(d, shape, fortran, bigEndian, buf.data, n, fill)
+}
+
+// fillRaw lets fill write the first n elements of the backing slice data
+// as raw bytes, then makes them values of dtype d (bools to 0/1, bytes
+// swapped from big-endian) and returns them as an array of shape in C or
+// Fortran order.
+func fillRaw(d DType, shape []int, fortran, bigEndian bool, data any, n int, fill func(dst []byte) error) (*Array, error) {
+	raw := rawBytes(data)[: n*d.Size() : n*d.Size()]
 	if err := fill(raw); err != nil {
 		return nil, err
 	}
@@ -331,38 +355,4 @@ func FillBytes(d DType, shape []int, fortran, bigEndian bool, fill func(dst []by
 		strides = FStrides(shape)
 	}
 	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
-}
-
-// FillBytesInto is FillBytes writing into the memory of buf instead of
-// new memory: buf must have dtype d, be C-contiguous from its first
-// element and hold at least as many elements as shape (a buffer from a
-// pool, say). Unlike FillBytes, dst is not zeroed first: fill must write
-// every byte of it (or fail). The result is a view of buf's memory with
-// the given shape (C order, or Fortran order when fortran).
-func FillBytesInto(buf *Array, d DType, shape []int, fortran, bigEndian bool, fill func(dst []byte) error) (*Array, error) {
-	n, err := SizeOf(shape)
-	if err != nil {
-		return nil, err
-	}
-	if buf == nil || buf.dtype != d || buf.offset != 0 || !buf.IsCContiguous() || buf.Size() < n {
-		return nil, &ShapeError{Op: "FillBytesInto", Shapes: [][]int{shape}, Reason: "buffer of the wrong dtype, layout or size"}
-	}
-	raw := rawBytes(buf.data)[: n*d.Size() : n*d.Size()]
-	if err := fill(raw); err != nil {
-		return nil, err
-	}
-	if d == Bool {
-		for i, c := range raw {
-			if c > 1 {
-				raw[i] = 1
-			}
-		}
-	} else if bigEndian != hostBigEndian {
-		SwapBytes(raw, swapWidth(d))
-	}
-	strides := CStrides(shape)
-	if fortran {
-		strides = FStrides(shape)
-	}
-	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: buf.data}, nil
 }
