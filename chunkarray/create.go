@@ -669,7 +669,7 @@ func (p checkP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameShape(a.Shape(), p.Shape) || a.DType() != p.DType() {
+	if !slices.Equal(a.Shape(), p.Shape) || a.DType() != p.DType() {
 		return nil, &Error{Op: "from delayed", Shapes: [][]int{p.Shape, a.Shape()},
 			Reason: fmt.Sprintf("promised %s, got %s", p.D, a.DType())}
 	}

@@ -261,7 +261,7 @@ func (ev *evaluator) tiles(out *nd.Array) error {
 		if err != nil || r == dst {
 			return err
 		}
-		return copyInto(dst, r)
+		return nd.Assign(dst, r)
 	})
 }
 
@@ -533,7 +533,7 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 				v, err = constBinary(nd.BinaryOp(n.Op), d, a, b, sh)
 				break
 			}
-			if i == last && dst != nil && d == dst.DType() && sameShape(sh, tshape) {
+			if i == last && dst != nil && d == dst.DType() && slices.Equal(sh, tshape) {
 				v = dst
 			} else if v, err = ev.buffer(i, d, sh); err != nil {
 				break
@@ -549,7 +549,7 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 				v, err = constUnary(nd.UnaryOp(n.Op), d, a)
 				break
 			}
-			if i == last && dst != nil && d == dst.DType() && sameShape(a.Shape(), tshape) {
+			if i == last && dst != nil && d == dst.DType() && slices.Equal(a.Shape(), tshape) {
 				v = dst
 			} else if v, err = ev.buffer(i, d, a.Shape()); err != nil {
 				break
@@ -573,7 +573,7 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 				}
 				break
 			}
-			if i == last && dst != nil && n.D == dst.DType() && sameShape(a.Shape(), tshape) {
+			if i == last && dst != nil && n.D == dst.DType() && slices.Equal(a.Shape(), tshape) {
 				v = dst
 			} else if v, err = ev.buffer(i, n.D, a.Shape()); err != nil {
 				break
@@ -588,7 +588,7 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 		ev.vals[i] = v
 	}
 	r := ev.vals[last]
-	if r != dst && !sameShape(r.Shape(), tshape) {
+	if r != dst && !slices.Equal(r.Shape(), tshape) {
 		return r.BroadcastTo(tshape...)
 	}
 	return r, nil

@@ -121,7 +121,7 @@ func ComputeKeyInto(ctx context.Context, g *graph.Graph, key graph.Key, dst *nd.
 	if err := checkDst(opName, dst, v.Shape(), v.DType()); err != nil {
 		return err
 	}
-	return copyInto(dst, v)
+	return nd.Assign(dst, v)
 }
 
 // randomInto fills dst with the random block of args (start, shape) when
@@ -212,7 +212,7 @@ func (ev *evaluator) into(dst *nd.Array) error {
 		if err != nil {
 			return err
 		}
-		return copyInto(dst, r)
+		return nd.Assign(dst, r)
 	}
 	return ev.tiles(dst)
 }

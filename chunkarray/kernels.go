@@ -2,6 +2,7 @@ package chunkarray
 
 import (
 	"github.com/tessera-go/tessera/chunkarray/nd"
+	"slices"
 )
 
 // Specialised kernels for the commonest fused reductions: the sum over a
@@ -67,7 +68,7 @@ func (ev *evaluator) matchSum() (sumPattern, bool) {
 	default:
 		return pt, false
 	}
-	if pt.in == nil || !sameShape(pt.in.Shape(), ev.shape) || !realDType(pt.in.DType()) {
+	if pt.in == nil || !slices.Equal(pt.in.Shape(), ev.shape) || !realDType(pt.in.DType()) {
 		return pt, false
 	}
 	pt.e = pt.in.DType()

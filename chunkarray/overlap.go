@@ -286,7 +286,7 @@ func (p overlapP) run(_ context.Context, args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := copyInto(ghost, f); err != nil {
+		if err := nd.Assign(ghost, f); err != nil {
 			return nil, err
 		}
 	}

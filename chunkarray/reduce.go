@@ -269,7 +269,7 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 			return err
 		}
 		if firstTouch {
-			return copyInto(view, part)
+			return nd.Assign(view, part)
 		}
 		return nd.BinaryInto(bop, view, view, part)
 	})

@@ -82,29 +82,6 @@ func gatherRows(a *nd.Array, idx []int) (*nd.Array, error) {
 	return out, nil
 }
 
-// assignInto writes src (same shape, any layout) into dst (any strides):
-// dst = dst*0 + src would lose NaNs, so go through BinaryInto with a
-// broadcast zero of dst's dtype instead: dst = src + 0.
-func assignInto(dst, src *nd.Array) error {
-	if src.DType() != dst.DType() {
-		var err error
-		if src, err = src.AsType(dst.DType()); err != nil {
-			return err
-		}
-	}
-	if dst.IsCContiguous() {
-		return copyRows(dst, 0, src)
-	}
-	zero, err := nd.Zeros(dst.DType())
-	if err != nil {
-		return err
-	}
-	if dst.DType().IsBool() {
-		return nd.BinaryInto(nd.LogicalOr, dst, src, zero)
-	}
-	return nd.BinaryInto(nd.Add, dst, src, zero)
-}
-
 // embedNav puts a flat ROI-compressed (r,)+E array into nav+E, with the
 // fill value outside the ROI.
 func embedNav(a *nd.Array, nav []int, roi []bool) (*nd.Array, error) {

@@ -133,7 +133,7 @@ func (u *AutoUDF) ProcessFrame(c *Ctx, frame *nd.Array) error {
 		return fmt.Errorf("udfbridge: UDF AutoUDF (%s): function returned shape %v, inferred %v", u.Fn, r.Shape(), dst.Shape())
 	}
 	if r, err = r.Reshape(dst.Shape()...); err == nil {
-		err = setView(dst, r)
+		err = nd.Assign(dst, r)
 	}
 	return udfErr("AutoUDF", "process_frame", err)
 }

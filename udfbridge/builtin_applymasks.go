@@ -3,6 +3,7 @@ package udfbridge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 )
@@ -90,7 +91,7 @@ func (u *ApplyMasksUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 	if u.Masks == nil {
 		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: no masks")
 	}
-	if !sameInts(u.Masks.sig, m.SigShape) {
+	if !slices.Equal(u.Masks.sig, m.SigShape) {
 		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: masks of sig shape %v on a dataset of sig shape %v", u.Masks.sig, m.SigShape)
 	}
 	return []BufferDecl{NavBuffer("intensity", u.resultDType(m.InputDType), u.Masks.k)}, nil
@@ -118,16 +119,4 @@ func (u *ApplyMasksUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
 		err = addInto(dst, r)
 	}
 	return udfErr("ApplyMasksUDF", "process_tile", err)
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -104,7 +104,7 @@ func fillExtreme(udf string, buf *nd.Array, max bool) error {
 	}
 	f, err := nd.Full(d, v, buf.Shape()...)
 	if err == nil {
-		err = setView(buf, f)
+		err = nd.Assign(buf, f)
 	}
 	return udfErr(udf, "preprocess", err)
 }

@@ -221,7 +221,7 @@ func gatherCols(a *nd.Array, idx []int) (*nd.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := setView(dst, col); err != nil {
+		if err := nd.Assign(dst, col); err != nil {
 			return nil, err
 		}
 	}

@@ -62,22 +62,3 @@ func udfErr(udf, step string, err error) error {
 	}
 	return &UDFError{UDF: udf, Step: step, Err: err}
 }
-
-// setView copies src into the buffer view dst (any strides), casting
-// to dst's dtype: nd.AsTypeInto wants a contiguous dst, so a strided view
-// (a tile's sig region) is written as src·1 by BinaryInto, exact for
-// every value (NaN, ±Inf and -0 included).
-func setView(dst, src *nd.Array) error {
-	if dst.IsCContiguous() {
-		return nd.AsTypeInto(dst, src)
-	}
-	s, err := src.AsType(dst.DType())
-	if err != nil {
-		return err
-	}
-	one, err := nd.Full(dst.DType(), 1)
-	if err != nil {
-		return err
-	}
-	return nd.BinaryInto(nd.Mul, dst, s, one)
-}

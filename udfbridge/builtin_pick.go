@@ -97,7 +97,7 @@ func (u *PickUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
 		}
 		fr, err := tile.Index(0, row)
 		if err == nil {
-			err = setView(c.Buf("intensity"), fr)
+			err = nd.Assign(c.Buf("intensity"), fr)
 		}
 		return udfErr("PickUDF", "process_tile", err)
 	}

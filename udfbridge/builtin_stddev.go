@@ -117,13 +117,13 @@ func combineInto(dst, src map[string]*nd.Array) error {
 	if err != nil {
 		return err
 	}
-	if err := setView(dst["count"], cnt); err != nil {
+	if err := nd.Assign(dst["count"], cnt); err != nil {
 		return err
 	}
-	if err := setView(dst["mean_acc"], mean); err != nil {
+	if err := nd.Assign(dst["mean_acc"], mean); err != nil {
 		return err
 	}
-	return setView(dst["varsum"], m2)
+	return nd.Assign(dst["varsum"], m2)
 }
 
 func (*StdDevUDF) Merge(_ *MergeCtx, dest, src map[string]*nd.Array) error {

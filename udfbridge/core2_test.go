@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func coreMemDS(t *testing.T, dt nd.DType) (*MemoryDataset, []int, []int) {
 
 func coreSame(t *testing.T, what string, a, b *nd.Array) {
 	t.Helper()
-	if !eqShape(a.Shape(), b.Shape()) || a.DType() != b.DType() {
+	if !slices.Equal(a.Shape(), b.Shape()) || a.DType() != b.DType() {
 		t.Fatalf("%s: %v %v vs %v %v", what, a.DType(), a.Shape(), b.DType(), b.Shape())
 	}
 	checkVals(t, what, a, c128(t, b), b.Shape())
@@ -134,7 +135,7 @@ func (u tScale) ProcessFrame(c *Ctx, f *nd.Array) error {
 	if err != nil {
 		return err
 	}
-	return assignInto(c.Buf("v"), s)
+	return nd.Assign(c.Buf("v"), s)
 }
 
 func init() {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
@@ -134,7 +135,7 @@ func (u tCoords) AuxData() (map[string]*nd.Array, error) {
 }
 func (tCoords) ProcessPartition(c *Ctx, p *nd.Array) error {
 	m := c.Meta()
-	if err := assignInto(c.Buf("coords"), m.Coordinates); err != nil {
+	if err := nd.Assign(c.Buf("coords"), m.Coordinates); err != nil {
 		return err
 	}
 	n := p.Shape()[0]
@@ -143,11 +144,11 @@ func (tCoords) ProcessPartition(c *Ctx, p *nd.Array) error {
 		sl[i] = int64(m.Slice.NavOrigin + i)
 	}
 	a, _ := nd.FromSlice(sl, n)
-	if err := assignInto(c.Buf("slice"), a); err != nil {
+	if err := nd.Assign(c.Buf("slice"), a); err != nil {
 		return err
 	}
 	if x := c.Aux("a"); x != nil {
-		return assignInto(c.Buf("aux"), x)
+		return nd.Assign(c.Buf("aux"), x)
 	}
 	return nil
 }
@@ -212,7 +213,7 @@ func near(a, b complex128) bool {
 
 func checkVals(t *testing.T, what string, got *nd.Array, want []complex128, shape []int) {
 	t.Helper()
-	if !eqShape(got.Shape(), shape) {
+	if !slices.Equal(got.Shape(), shape) {
 		t.Fatalf("%s: shape %v, want %v", what, got.Shape(), shape)
 	}
 	g := c128(t, got)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -278,7 +279,7 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 			return nil, fmt.Errorf("udfbridge: ROI must be bool, got %v (no silent cast)", cfg.roi.DType())
 		}
 		sh := cfg.roi.Shape()
-		if !(len(sh) == 1 && sh[0] == n) && !eqShape(sh, ri.NavShape) {
+		if !(len(sh) == 1 && sh[0] == n) && !slices.Equal(sh, ri.NavShape) {
 			return nil, fmt.Errorf("udfbridge: ROI of shape %v does not match nav shape %v (or flat (%d,))", sh, ri.NavShape, n)
 		}
 		vals, err := nd.Values[bool](cfg.roi.Contiguous())
@@ -376,18 +377,6 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 	// graph written out, compared or sent): an in-memory dataset's spec
 	// holds all its bytes. A dataset without a spec still runs in-process.
 	return p, nil
-}
-
-func eqShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 type runPlan struct {

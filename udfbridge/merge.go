@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
 )
@@ -88,7 +89,7 @@ func mergeChunks(ri *runInfo, in []*chunk, all bool) (_ *chunk, err error) {
 						return nil, &BufferError{UDF: name, Buffer: k, Err: fmt.Errorf("returned by merge_all but not a declared buffer")}
 					}
 					want := dest[k]
-					if a == nil || a.DType() != want.DType() || !eqShape(a.Shape(), want.Shape()) {
+					if a == nil || a.DType() != want.DType() || !slices.Equal(a.Shape(), want.Shape()) {
 						var gdt nd.DType
 						var gsh []int
 						if a != nil {

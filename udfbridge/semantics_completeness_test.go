@@ -12,6 +12,7 @@ import (
 	"math/cmplx"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -68,7 +69,7 @@ func (tProbe) Merge(c *MergeCtx, dest, src map[string]*nd.Array) error {
 			k++
 		}
 	}
-	if err := assignInto(dest["vnil"], src["vnil"]); err != nil {
+	if err := nd.Assign(dest["vnil"], src["vnil"]); err != nil {
 		return err
 	}
 	// prev = src's prev + positions merged before: summed over a tree or
@@ -666,7 +667,7 @@ func TestSemanticsCompleteness(t *testing.T) {
 					wantChunks = append(wantChunks, next-o[p])
 				}
 			}
-			if got := raw.Chunks()[0]; !equalInts(got, wantChunks) {
+			if got := raw.Chunks()[0]; !slices.Equal(got, wantChunks) {
 				t.Fatalf("raw chunks %v, want %v (one per non-empty partition)", got, wantChunks)
 			}
 			_ = b
@@ -744,13 +745,11 @@ func mustRaw(t *testing.T, r *Results, name string) *nd.Array {
 	return a
 }
 
-func equalInts(a, b []int) bool { return eqShape(a, b) }
-
 // setAll sets every element of dst to the scalar v.
 func setAll(dst, v *nd.Array) error {
 	b, err := v.BroadcastTo(dst.Shape()...)
 	if err != nil {
 		return err
 	}
-	return assignInto(dst, b)
+	return nd.Assign(dst, b)
 }

@@ -145,7 +145,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 			if err != nil {
 				return nil, fmt.Errorf("udfbridge: partition %d: reading frames [%d, %d): %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, err)
 			}
-			if want := append([]int{bl.m}, rg.SigShape...); !eqShape(tile.Shape(), want) {
+			if want := append([]int{bl.m}, rg.SigShape...); !slices.Equal(tile.Shape(), want) {
 				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), want)
 			}
 			if tile.DType() != ri.Input {
@@ -295,7 +295,7 @@ func auxRows(ri *runInfo, a *nd.Array, frames []int) (*nd.Array, error) {
 	sh := a.Shape()
 	var extra []int
 	switch {
-	case len(sh) >= len(ri.NavShape) && eqShape(sh[:len(ri.NavShape)], ri.NavShape):
+	case len(sh) >= len(ri.NavShape) && slices.Equal(sh[:len(ri.NavShape)], ri.NavShape):
 		extra = sh[len(ri.NavShape):]
 	case len(sh) >= 1 && sh[0] == n:
 		extra = sh[1:]
