@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"delayed":               {"graph", "optimize", "sched", "viz"},
 	"chunkarray/nd":         {},
 	"chunkarray/npy":        {"chunkarray/nd"},
+	"chunkarray/nd/ndtest":  {"chunkarray/nd"},
 	"chunkarray/zarr/blosc": {},
 	"chunkarray/zarr":       {"chunkarray/nd", "chunkarray/zarr/blosc"},
 	"chunkarray":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
