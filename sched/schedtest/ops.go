@@ -36,6 +36,9 @@ var (
 var ErrBoom = errors.New("schedtest: boom")
 
 func init() {
+	// Registered so that errors.Is(err, ErrBoom) holds on schedulers that
+	// run tasks in other processes.
+	graph.RegisterError("schedtest.ErrBoom", ErrBoom)
 	for _, op := range []graph.Op{Add, Inc, SumList, Tuple, Fail, Panic, Sleep} {
 		graph.Register(op)
 	}
