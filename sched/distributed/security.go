@@ -1,0 +1,294 @@
+package distributed
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+)
+
+// Security is how the processes of a cluster (scheduler, workers, clients)
+// authenticate each other. With CAFile, CertFile and KeyFile set, every
+// connection is mutual TLS: each side presents a certificate signed by the
+// CA and checks the other's. With Token set, every call carries it and a
+// call without it is refused. Both may be used together, and should be
+// on any network that others share. The zero value is plaintext with no
+// token, for loopback use (LocalCluster's default).
+type Security struct {
+	CAFile   string // PEM CA certificate that signs every peer's certificate
+	CertFile string // PEM certificate of this process
+	KeyFile  string // PEM private key of CertFile
+	// ServerName is the name checked in the certificates of the servers
+	// this process dials; "" checks the host of the dialed address.
+	// Certificates from GenerateCerts all carry the name "tessera", which
+	// lets a cluster dial peers by any IP address.
+	ServerName string
+	Token      string // shared secret; "" for none
+}
+
+// TLS reports whether s asks for mutual TLS.
+func (s Security) TLS() bool { return s.CAFile != "" || s.CertFile != "" || s.KeyFile != "" }
+
+// ErrUnauthenticated is the cause of errors from calls refused for a
+// missing or wrong token or certificate.
+var ErrUnauthenticated = errors.New("distributed: peer refused: missing or wrong token or certificate")
+
+const tokenHeader = "tessera-token"
+
+func (s Security) tlsConfig(server bool) (*tls.Config, error) {
+	if s.CAFile == "" || s.CertFile == "" || s.KeyFile == "" {
+		return nil, fmt.Errorf("distributed: TLS needs CAFile, CertFile and KeyFile, got ca=%q cert=%q key=%q", s.CAFile, s.CertFile, s.KeyFile)
+	}
+	caPEM, err := os.ReadFile(s.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("distributed: TLS CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, fmt.Errorf("distributed: TLS CA %s: no PEM certificate in it", s.CAFile)
+	}
+	cert, err := tls.LoadX509KeyPair(s.CertFile, s.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("distributed: TLS certificate %s / key %s: %w", s.CertFile, s.KeyFile, err)
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert}}
+	if server {
+		cfg.ClientCAs = pool
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	} else {
+		cfg.RootCAs = pool
+		cfg.ServerName = s.ServerName
+	}
+	return cfg, nil
+}
+
+// serverOptions returns the gRPC server options that enforce s: TLS
+// credentials and interceptors that check the token. Refusals are logged
+// on log with the peer's address.
+func (s Security) serverOptions(log *slog.Logger) ([]grpc.ServerOption, error) {
+	var opts []grpc.ServerOption
+	if s.TLS() {
+		cfg, err := s.tlsConfig(true)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg)))
+	}
+	if s.Token != "" {
+		check := func(ctx context.Context, method string) error {
+			md, _ := metadata.FromIncomingContext(ctx)
+			got := md.Get(tokenHeader)
+			if len(got) == 1 && subtle.ConstantTimeCompare([]byte(got[0]), []byte(s.Token)) == 1 {
+				return nil
+			}
+			addr := "unknown"
+			if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+				addr = p.Addr.String()
+			}
+			if log != nil {
+				log.Warn("refused a call without the cluster token", "peer", addr, "method", method)
+			}
+			return status.Error(codes.Unauthenticated, "tessera: missing or wrong cluster token")
+		}
+		opts = append(opts,
+			grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+				if err := check(ctx, info.FullMethod); err != nil {
+					return nil, err
+				}
+				return h(ctx, req)
+			}),
+			grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+				if err := check(ss.Context(), info.FullMethod); err != nil {
+					return err
+				}
+				return h(srv, ss)
+			}))
+	}
+	return opts, nil
+}
+
+type tokenCreds struct {
+	token  string
+	secure bool
+}
+
+func (t tokenCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{tokenHeader: t.token}, nil
+}
+
+func (t tokenCreds) RequireTransportSecurity() bool { return t.secure }
+
+// dialOptions returns the gRPC dial options that present s to a server.
+func (s Security) dialOptions() ([]grpc.DialOption, error) {
+	var opts []grpc.DialOption
+	if s.TLS() {
+		cfg, err := s.tlsConfig(false)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
+	} else {
+		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	}
+	if s.Token != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(tokenCreds{token: s.Token, secure: s.TLS()}))
+	}
+	return opts, nil
+}
+
+// unauthenticated maps a refused call's error to one that wraps
+// ErrUnauthenticated, and returns other errors unchanged. A TLS handshake
+// that fails for a missing or foreign certificate shows as Unavailable
+// with a TLS message, which is mapped too.
+func unauthenticated(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch {
+	case st.Code() == codes.Unauthenticated,
+		st.Code() == codes.Unavailable && (strings.Contains(st.Message(), "certificate") || strings.Contains(st.Message(), "tls:")):
+		return fmt.Errorf("%w: %s", ErrUnauthenticated, st.Message())
+	}
+	return err
+}
+
+// GenerateCerts writes a self-signed CA and one certificate signed by it
+// into dir, for tests and small clusters: ca.pem, ca-key.pem, node.pem and
+// node-key.pem. The node certificate serves both ends of every connection
+// (server and client authentication) and names "tessera", "localhost",
+// 127.0.0.1, ::1 and hosts (names or IP addresses). Keys are ECDSA P-256;
+// certificates are valid for validFor from now. Private keys are written
+// with mode 0600. Existing files are not overwritten: that is an error.
+func GenerateCerts(dir string, hosts []string, validFor time.Duration) error {
+	if validFor <= 0 {
+		return fmt.Errorf("distributed: GenerateCerts: validity %v is not positive", validFor)
+	}
+	names := []string{"ca.pem", "ca-key.pem", "node.pem", "node-key.pem"}
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return fmt.Errorf("distributed: GenerateCerts: %s exists; not overwriting it", filepath.Join(dir, n))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("distributed: GenerateCerts: %w", err)
+	}
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	serial := func() *big.Int {
+		n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+		return n
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "tessera cluster CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(validFor),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return err
+	}
+	nodeKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	nodeTmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: "tessera"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validFor),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		DNSNames:     []string{"tessera", "localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	for _, h := range hosts {
+		h = strings.TrimSpace(h)
+		switch ip := net.ParseIP(h); {
+		case h == "":
+		case ip != nil:
+			nodeTmpl.IPAddresses = append(nodeTmpl.IPAddresses, ip)
+		default:
+			nodeTmpl.DNSNames = append(nodeTmpl.DNSNames, h)
+		}
+	}
+	nodeDER, err := x509.CreateCertificate(rand.Reader, nodeTmpl, caCert, &nodeKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	writePEM := func(name, typ string, der []byte, mode os.FileMode) error {
+		b := pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+		return os.WriteFile(filepath.Join(dir, name), b, mode)
+	}
+	caKeyDER, err := x509.MarshalECPrivateKey(caKey)
+	if err != nil {
+		return err
+	}
+	nodeKeyDER, err := x509.MarshalECPrivateKey(nodeKey)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name, typ string
+		der       []byte
+		mode      os.FileMode
+	}{
+		{"ca.pem", "CERTIFICATE", caDER, 0o644},
+		{"ca-key.pem", "EC PRIVATE KEY", caKeyDER, 0o600},
+		{"node.pem", "CERTIFICATE", nodeDER, 0o644},
+		{"node-key.pem", "EC PRIVATE KEY", nodeKeyDER, 0o600},
+	} {
+		if err := writePEM(f.name, f.typ, f.der, f.mode); err != nil {
+			return fmt.Errorf("distributed: GenerateCerts: %w", err)
+		}
+	}
+	return nil
+}
+
+// CertSecurity returns the Security that uses the files GenerateCerts
+// wrote into dir, with the server name "tessera" and token.
+func CertSecurity(dir, token string) Security {
+	return Security{
+		CAFile:     filepath.Join(dir, "ca.pem"),
+		CertFile:   filepath.Join(dir, "node.pem"),
+		KeyFile:    filepath.Join(dir, "node-key.pem"),
+		ServerName: "tessera",
+		Token:      token,
+	}
+}
