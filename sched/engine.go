@@ -135,22 +135,11 @@ func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (ou
 		}
 		cb.close(err)
 	}()
-	d, err := g.ValidateDeps()
+	pg, d, want, err := Plan(g, keys)
 	if err != nil {
 		return nil, err
 	}
-	want := make([]int32, len(keys))
-	for i, k := range keys {
-		j, ok := g.Index(k)
-		if !ok {
-			return nil, &graph.MissingKeyError{Key: k}
-		}
-		want[i] = int32(j)
-	}
-	g, d, want, err = cull(g, d, keys, want)
-	if err != nil {
-		return nil, err
-	}
+	g = pg
 	started = true
 	for _, f := range cb.start {
 		f(g)
