@@ -1,0 +1,206 @@
+package distributed
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tessera-go/tessera/graph"
+)
+
+// mapSource is a valueSource over a map, for data-plane tests without a
+// worker.
+type mapSource struct {
+	mu   sync.Mutex
+	vals map[string]any // by key; the job must be srcJob
+}
+
+const srcJob = 7
+
+func (m *mapSource) appendEncoded(dst []byte, job uint64, key string) ([]byte, bool, error) {
+	m.mu.Lock()
+	v, ok := m.vals[key]
+	m.mu.Unlock()
+	if !ok || job != srcJob {
+		return dst, false, nil
+	}
+	b, err := graph.EncodeValue(dst, v)
+	return b, true, err
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// startDataServer serves src on a loopback port and returns its address.
+func startDataServer(t testing.TB, sec Security, src valueSource) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serveData(lis, sec, quietLogger(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return lis.Addr().String()
+}
+
+// unencodable is a type the value codec does not know.
+type unencodable struct{ x int }
+
+func TestFetchRoundTrip(t *testing.T) {
+	big := make([]byte, 20<<20+12345) // five frames
+	for i := range big {
+		big[i] = byte(i*7 + i>>13)
+	}
+	src := &mapSource{vals: map[string]any{
+		"int":     42,
+		"neg":     int64(-3),
+		"float":   2.5,
+		"list":    []any{1, "two", []any{3.0, true}, nil},
+		"string":  "héllo",
+		"bytes":   []byte{0, 1, 2, 255},
+		"empty":   "",
+		"big":     big,
+		"floats":  []float64{1, 2, 3},
+		"map":     map[string]any{"a": 1, "b": []any{"c"}},
+		"bad":     unencodable{1},
+		"key\x00": "odd key",
+	}}
+	addr := startDataServer(t, Security{}, src)
+	d := newDataClient(Security{})
+	defer d.close()
+	ctx := context.Background()
+
+	tests := []struct {
+		name string
+		keys []string
+	}{
+		{"scalars", []string{"int", "neg", "float"}},
+		{"one", []string{"list"}},
+		{"mixed with big", []string{"string", "big", "bytes", "empty", "big"}},
+		{"containers", []string{"floats", "map", "key\x00"}},
+		{"none", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := d.fetch(ctx, addr, srcJob, tt.keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.keys) {
+				t.Fatalf("got %d values, want %d", len(got), len(tt.keys))
+			}
+			for i, k := range tt.keys {
+				if want := src.vals[k]; !reflect.DeepEqual(got[i], want) {
+					if b, ok := want.([]byte); ok && len(b) > 100 {
+						g, _ := got[i].([]byte)
+						t.Fatalf("%s: got %d bytes (equal %v), want %d", k, len(g), bytes.Equal(g, b), len(b))
+					}
+					t.Fatalf("%s: got %#v, want %#v", k, got[i], want)
+				}
+			}
+		})
+	}
+
+	t.Run("missing", func(t *testing.T) {
+		_, err := d.fetch(ctx, addr, srcJob, []string{"int", "nope", "big"})
+		var me *MissingDataError
+		if !errors.As(err, &me) || me.Key != "nope" || me.Address != addr {
+			t.Fatalf("got %v, want *MissingDataError{%s, nope}", err, addr)
+		}
+		// The connection is still usable after it.
+		if v, err := d.fetch(ctx, addr, srcJob, []string{"int"}); err != nil || v[0] != 42 {
+			t.Fatalf("after a missing key: got %v, %v", v, err)
+		}
+	})
+	t.Run("other job", func(t *testing.T) {
+		_, err := d.fetch(ctx, addr, srcJob+1, []string{"int"})
+		var me *MissingDataError
+		if !errors.As(err, &me) || me.Key != "int" {
+			t.Fatalf("got %v, want *MissingDataError", err)
+		}
+	})
+	t.Run("partial", func(t *testing.T) {
+		var oks []bool
+		err := d.fetchEach(ctx, addr, srcJob, []string{"nope", "int", "gone"}, func(i int, v any, ok bool) {
+			oks = append(oks, ok)
+		})
+		if err != nil || !reflect.DeepEqual(oks, []bool{false, true, false}) {
+			t.Fatalf("got %v, %v; want [false true false], nil", oks, err)
+		}
+	})
+	t.Run("unencodable", func(t *testing.T) {
+		_, err := d.fetch(ctx, addr, srcJob, []string{"bad"})
+		if err == nil || !strings.Contains(err.Error(), `"bad"`) || !strings.Contains(err.Error(), addr) {
+			t.Fatalf("got %v, want an error naming the key and the address", err)
+		}
+	})
+}
+
+func TestFetchFailures(t *testing.T) {
+	ctx := context.Background()
+	t.Run("nobody listens", func(t *testing.T) {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := lis.Addr().String()
+		lis.Close()
+		d := newDataClient(Security{})
+		defer d.close()
+		_, err = d.fetch(ctx, addr, srcJob, []string{"a"})
+		var me *MissingDataError
+		if err == nil || errors.As(err, &me) || !strings.Contains(err.Error(), addr) {
+			t.Fatalf("got %v, want a connection error naming %s", err, addr)
+		}
+	})
+	t.Run("token refused", func(t *testing.T) {
+		addr := startDataServer(t, Security{Token: "s3cret"}, &mapSource{vals: map[string]any{"a": 1}})
+		for _, tok := range []string{"", "wrong"} {
+			d := newDataClient(Security{Token: tok})
+			_, err := d.fetch(ctx, addr, srcJob, []string{"a"})
+			d.close()
+			if !errors.Is(err, ErrUnauthenticated) {
+				t.Fatalf("token %q: got %v, want ErrUnauthenticated", tok, err)
+			}
+		}
+		d := newDataClient(Security{Token: "s3cret"})
+		defer d.close()
+		if v, err := d.fetch(ctx, addr, srcJob, []string{"a"}); err != nil || v[0] != 1 {
+			t.Fatalf("right token: got %v, %v", v, err)
+		}
+	})
+	t.Run("tls", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := GenerateCerts(dir, nil, 24*3600e9); err != nil {
+			t.Fatal(err)
+		}
+		sec := CertSecurity(dir, "tok")
+		addr := startDataServer(t, sec, &mapSource{vals: map[string]any{"a": "x"}})
+		d := newDataClient(sec)
+		defer d.close()
+		if v, err := d.fetch(ctx, addr, srcJob, []string{"a"}); err != nil || v[0] != "x" {
+			t.Fatalf("mutual TLS: got %v, %v", v, err)
+		}
+		plain := newDataClient(Security{Token: "tok"})
+		defer plain.close()
+		if _, err := plain.fetch(ctx, addr, srcJob, []string{"a"}); err == nil {
+			t.Fatal("plaintext client fetched from a TLS server")
+		}
+	})
+	t.Run("closed client", func(t *testing.T) {
+		d := newDataClient(Security{})
+		d.close()
+		if _, err := d.fetch(ctx, "127.0.0.1:1", srcJob, []string{"a"}); !errors.Is(err, errDataClientClosed) {
+			t.Fatalf("got %v, want errDataClientClosed", err)
+		}
+	})
+}
