@@ -1,0 +1,664 @@
+package distributed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
+	"github.com/tessera-go/tessera/sched"
+	"github.com/tessera-go/tessera/sched/distributed/pb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/keepalive"
+)
+
+// Client submits graphs to a scheduler and fetches their outputs from the
+// workers. It implements sched.Scheduler; one Client serves any number of
+// Gets, concurrently, over one connection to the scheduler. Make one with
+// Connect, or take a Cluster's.
+type Client struct {
+	conn  *grpc.ClientConn
+	sched pb.SchedulerClient
+	data  fetcher
+	opts  ClientOptions
+	addr  string
+}
+
+var _ sched.Scheduler = (*Client)(nil)
+
+// fetcher is what the client needs of the data plane: dataClient (fetch.go),
+// or a fake in tests.
+type fetcher interface {
+	fetch(ctx context.Context, addr string, job uint64, keys []string) ([]any, error)
+	close()
+}
+
+// Connect returns a client of the scheduler at address (host:port). It
+// waits until the connection is up, bounded by ctx and 30 s; the
+// connection is then kept, and re-established when it breaks, until
+// Close.
+func Connect(ctx context.Context, address string, opts ClientOptions) (*Client, error) {
+	dial, err := opts.Security.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	dial = append(dial,
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(64<<20)),
+		// A scheduler that vanishes without closing the connection
+		// (a machine down, a cable out) is noticed by missed pings.
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 10 * time.Second}))
+	conn, err := grpc.NewClient(address, dial...)
+	if err != nil {
+		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn.Connect()
+	for {
+		st := conn.GetState()
+		if st == connectivity.Ready {
+			break
+		}
+		if !conn.WaitForStateChange(wctx, st) {
+			conn.Close()
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("distributed: connect to scheduler %s: not reachable after 30s (connection %v)", address, st)
+		}
+	}
+	return &Client{conn: conn, sched: pb.NewSchedulerClient(conn), data: newDataClient(opts.Security), opts: opts, addr: address}, nil
+}
+
+// Close closes the client's connections. Gets under way fail.
+func (c *Client) Close() error {
+	c.data.close()
+	return c.conn.Close()
+}
+
+// maxMessage bounds the bytes of TaskDefs the client puts in one
+// ClientMessage, so that a large graph streams to the scheduler in pieces
+// it can start decoding at once, far below the 64 MiB gRPC limit.
+const maxMessage = 2 << 20
+
+// maxNode bounds one encoded node: a node alone in its message must still
+// fit the scheduler's 64 MiB receive limit, with room for the envelope.
+const maxNode = 63 << 20
+
+// Get runs g on the cluster and returns the values of keys, in order. It
+// fails on bad input exactly as sched.Threaded does, a failing task gives a
+// *sched.TaskError naming its key (wrapping a *RemoteError, a
+// *sched.PanicError or a *KilledWorkerError), and a broken connection to
+// the scheduler an error wrapping ErrSchedulerLost. Callbacks attached to
+// ctx are called on the calling goroutine: Pretask and Posttask for every
+// task, when the scheduler reports it finished (Posttask's value is nil:
+// the value stays on the worker), and Release for every intermediate node,
+// when its last dependent has finished, as Threaded does.
+func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out []any, err error) {
+	cb := flattenCallbacks(sched.CallbacksFrom(ctx))
+	started := false
+	defer func() {
+		if !started {
+			cb.start(g)
+		}
+		cb.finish(err)
+	}()
+	pg, d, want, err := sched.Plan(g, keys)
+	if err != nil {
+		return nil, err
+	}
+	started = true
+	cb.start(pg)
+	if len(keys) == 0 {
+		return []any{}, nil
+	}
+	j, err := newJob(pg, d, want, cb)
+	if err != nil {
+		return nil, err
+	}
+	if len(j.outputs) > 0 {
+		msgs, err := j.messages(int32(c.opts.Retries), c.opts.Name)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.run(ctx, j, msgs); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
+			return nil, err
+		}
+	}
+	out = make([]any, len(want))
+	for i, w := range want {
+		out[i] = j.vals[j.source[w]]
+	}
+	return out, nil
+}
+
+// job is the client's state of one Get. Node indices are those of the
+// planned graph; task indices are positions in the list sent to the
+// scheduler, which is the graph in optimize.Order's order: a topological
+// order, so that every dependency's task index is below its user's, and a
+// node's priority is its own task index.
+type job struct {
+	g      *graph.Graph
+	d      *graph.Deps
+	cb     *callbacks
+	prio   []int32 // prio[node] is its task index
+	byPrio []int32 // byPrio[task index] is its node
+	wanted []bool
+
+	// source[i] is the node whose value node i has: i itself, or the end
+	// of its chain of aliases. vals holds the values of sources that are
+	// literals (known here) and of fetched outputs.
+	source []int32
+	vals   []any
+
+	// outputs are the distinct task indices fetched from workers: the
+	// sources of requested nodes that are tasks.
+	outputs []int32
+	state   map[int32]outputState
+	left    int // outputs not fetched yet
+
+	// Release emulation, as sched's engine does it, from the finish
+	// events the scheduler sends (when callbacks want them).
+	events   bool
+	finished []bool
+	pending  []int32 // unfinished dependencies
+	users    []int32 // unfinished dependents
+	tasks    int     // tasks not reported finished yet
+}
+
+type outputState uint8
+
+const (
+	outWaiting  outputState = iota // not ready, or lost and being recomputed
+	outFetching                    // a fetch is under way
+	outDone                        // value in vals
+)
+
+func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *callbacks) (*job, error) {
+	prio, err := optimize.Order(g, d)
+	if err != nil {
+		return nil, err
+	}
+	n := g.Len()
+	j := &job{
+		g: g, d: d, cb: cb, prio: prio,
+		byPrio: make([]int32, n),
+		wanted: make([]bool, n),
+		source: make([]int32, n),
+		vals:   make([]any, n),
+		state:  map[int32]outputState{},
+		events: cb.wantsEvents(),
+	}
+	for i, p := range prio {
+		j.byPrio[p] = int32(i)
+	}
+	// Sources in topological order: an alias's target comes first.
+	for _, i := range j.byPrio {
+		nd := g.At(int(i))
+		j.source[i] = i
+		switch nd.Kind {
+		case graph.KindLiteral:
+			j.vals[i] = nd.Value
+		case graph.KindAlias:
+			t, _ := g.Index(nd.Target)
+			j.source[i] = j.source[t]
+		}
+	}
+	for _, w := range want {
+		j.wanted[w] = true
+		s := j.source[w]
+		if g.At(int(s)).Kind != graph.KindTask {
+			continue
+		}
+		if _, dup := j.state[prio[s]]; !dup {
+			j.state[prio[s]] = outWaiting
+			j.outputs = append(j.outputs, prio[s])
+		}
+	}
+	j.left = len(j.outputs)
+	if j.events {
+		j.initEvents()
+	}
+	return j, nil
+}
+
+// initEvents prepares the release emulation and finishes the literals,
+// which, as on Threaded, finish before any task and may finish aliases.
+func (j *job) initEvents() {
+	n := j.g.Len()
+	j.finished = make([]bool, n)
+	j.pending = make([]int32, n)
+	j.users = make([]int32, n)
+	for i := 0; i < n; i++ {
+		j.pending[i] = int32(len(j.d.Of(i)))
+		j.users[i] = int32(len(j.d.Users(i)))
+		if j.g.At(i).Kind == graph.KindTask {
+			j.tasks++
+		}
+	}
+	for i := 0; i < n; i++ {
+		if j.g.At(i).Kind == graph.KindLiteral {
+			j.complete(int32(i))
+		}
+	}
+}
+
+// complete marks node i finished: its dependencies whose last dependent
+// this was are released unless requested, and its aliases whose target it
+// is finish too.
+func (j *job) complete(i int32) {
+	for {
+		j.finished[i] = true
+		if j.g.At(int(i)).Kind == graph.KindTask {
+			j.tasks--
+		}
+		for _, dep := range j.d.Of(int(i)) {
+			j.users[dep]--
+			if j.users[dep] == 0 && !j.wanted[dep] {
+				j.cb.release(j.g.Key(int(dep)))
+			}
+		}
+		alias := int32(-1)
+		for _, u := range j.d.Users(int(i)) {
+			j.pending[u]--
+			if j.pending[u] == 0 && j.g.At(int(u)).Kind == graph.KindAlias {
+				if alias < 0 {
+					alias = u
+				} else {
+					j.complete(u)
+				}
+			}
+		}
+		if alias < 0 {
+			return
+		}
+		i = alias
+	}
+}
+
+// taskFinished handles the scheduler's report that task index t finished
+// on worker: the callbacks, once per task however often it ran (lost
+// values are recomputed).
+func (j *job) taskFinished(t int32, worker int) {
+	if t < 0 || int(t) >= len(j.byPrio) {
+		return
+	}
+	i := j.byPrio[t]
+	if j.finished[i] || j.g.At(int(i)).Kind != graph.KindTask {
+		return
+	}
+	k := j.g.Key(int(i))
+	j.cb.pretask(k, worker)
+	j.cb.posttask(k, nil, nil, worker)
+	j.complete(i)
+}
+
+// messages encodes the job for the scheduler: TaskDefs in task index
+// order, at most about maxMessage bytes per message, then Run in the last.
+// Every node is encoded before anything is sent, so a node that cannot be
+// is an *EncodeError and the scheduler never sees the job.
+func (j *job) messages(retries int32, name string) ([]*pb.ClientMessage, error) {
+	n := j.g.Len()
+	var msgs []*pb.ClientMessage
+	cur := &pb.ClientMessage{}
+	size := 0
+	for t := 0; t < n; t++ {
+		i := int(j.byPrio[t])
+		nd := j.g.At(i)
+		k := j.g.Key(i)
+		b, err := graph.EncodeNode(nil, nd)
+		if err != nil {
+			return nil, &EncodeError{Key: k, Err: err}
+		}
+		if len(b) > maxNode {
+			return nil, &EncodeError{Key: k, Err: fmt.Errorf("%d bytes encoded, more than one message carries (%d)", len(b), maxNode)}
+		}
+		deps := j.d.Of(i)
+		def := &pb.TaskDef{Key: string(k), Node: b, Priority: int64(t)}
+		if len(deps) > 0 {
+			def.Deps = make([]int32, len(deps))
+			for x, dep := range deps {
+				def.Deps[x] = j.prio[dep]
+			}
+		}
+		if nd.Kind == graph.KindTask && len(nd.Resources) > 0 {
+			def.Resources = nd.Resources
+		}
+		sz := len(b) + len(k) + 5*len(deps) + 16
+		if size > 0 && size+sz > maxMessage {
+			msgs = append(msgs, cur)
+			cur, size = &pb.ClientMessage{}, 0
+		}
+		cur.Tasks = append(cur.Tasks, def)
+		size += sz
+	}
+	cur.Run = &pb.Run{Outputs: j.outputs, Events: j.events, Retries: retries, Name: name}
+	return append(msgs, cur), nil
+}
+
+// fetched is the result of fetching some outputs from one address.
+type fetched struct {
+	addr string
+	idx  []int32 // task indices
+	vals []any
+	err  error
+}
+
+// run sends the job and receives its events until every output is
+// fetched (and, with callbacks, every task reported finished). Every
+// goroutine it starts has exited when it returns.
+func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) error {
+	sctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	stream, err := c.sched.Compute(sctx)
+	if err != nil {
+		return c.lost(err)
+	}
+	type recvd struct {
+		ev  *pb.ClientEvent
+		err error
+	}
+	evs := make(chan recvd, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			ev, err := stream.Recv()
+			select {
+			case evs <- recvd{ev, err}:
+			case <-sctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for _, m := range msgs {
+		if err := stream.Send(m); err != nil {
+			// io.EOF: the scheduler ended the stream, and Recv says
+			// why; otherwise the stream is broken.
+			if err != io.EOF {
+				return c.lost(err)
+			}
+			break
+		}
+	}
+
+	var jobID uint64
+	results := make(chan fetched, 4)
+	startFetch := func(addr string, idx []int32) {
+		keys := make([]string, len(idx))
+		for x, t := range idx {
+			keys[x] = string(j.g.Key(int(j.byPrio[t])))
+			j.state[t] = outFetching
+		}
+		id := jobID
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vals, err := c.data.fetch(sctx, addr, id, keys)
+			select {
+			case results <- fetched{addr, idx, vals, err}:
+			case <-sctx.Done():
+			}
+		}()
+	}
+	for j.left > 0 || (j.events && j.tasks > 0) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case r := <-evs:
+			if r.err != nil {
+				return c.lost(r.err)
+			}
+			ev := r.ev
+			if ev.Job != 0 {
+				jobID = ev.Job
+			}
+			if j.events {
+				for _, te := range ev.Events {
+					j.taskFinished(te.Index, int(te.WorkerId))
+				}
+			}
+			if ev.Error != nil {
+				return j.jobError(ev.Error)
+			}
+			// Group the ready outputs by the address they are fetched
+			// from, so that one call fetches all of them.
+			var byAddr map[string][]int32
+			var order []string
+			for _, o := range ev.Outputs {
+				st, ok := j.state[o.Index]
+				if !ok || st != outWaiting || len(o.Addresses) == 0 {
+					continue
+				}
+				a := o.Addresses[0]
+				if byAddr == nil {
+					byAddr = map[string][]int32{}
+				}
+				if _, seen := byAddr[a]; !seen {
+					order = append(order, a)
+				}
+				byAddr[a] = append(byAddr[a], o.Index)
+			}
+			for _, a := range order {
+				startFetch(a, byAddr[a])
+			}
+		case f := <-results:
+			if f.err == nil {
+				for x, t := range f.idx {
+					j.vals[j.byPrio[t]] = f.vals[x]
+					j.state[t] = outDone
+					j.left--
+				}
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// A key the worker lacks is lost there; the others are
+			// fetched again. Any other failure loses them all: the
+			// worker is probably gone.
+			lost := f.idx
+			var md *MissingDataError
+			if errors.As(f.err, &md) {
+				lost = nil
+				var again []int32
+				for _, t := range f.idx {
+					if string(j.g.Key(int(j.byPrio[t]))) == md.Key {
+						lost = append(lost, t)
+					} else {
+						again = append(again, t)
+					}
+				}
+				if len(lost) == 0 {
+					lost, again = f.idx, nil
+				}
+				if len(again) > 0 {
+					startFetch(f.addr, again)
+				}
+			}
+			m := &pb.ClientMessage{}
+			for _, t := range lost {
+				j.state[t] = outWaiting
+				m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.addr})
+			}
+			if err := stream.Send(m); err != nil && err != io.EOF {
+				return c.lost(err)
+			}
+		}
+	}
+	// Done: closing the stream ends the job, and the scheduler frees its
+	// values on the workers.
+	_ = stream.CloseSend()
+	return nil
+}
+
+// lost maps a broken stream's error: a refused call wraps
+// ErrUnauthenticated, anything else ErrSchedulerLost.
+func (c *Client) lost(err error) error {
+	if err == io.EOF {
+		return fmt.Errorf("%w: %s ended the computation without a result", ErrSchedulerLost, c.addr)
+	}
+	if e := unauthenticated(err); errors.Is(e, ErrUnauthenticated) {
+		return e
+	}
+	return fmt.Errorf("%w: %s: %v", ErrSchedulerLost, c.addr, err)
+}
+
+// jobError turns the scheduler's final JobError into Get's error.
+func (j *job) jobError(je *pb.JobError) error {
+	var key graph.Key
+	var nd *graph.Node
+	if je.Index >= 0 && int(je.Index) < len(j.byPrio) {
+		i := int(j.byPrio[je.Index])
+		key, nd = j.g.Key(i), j.g.At(i)
+	}
+	msg := je.Message
+	if msg == "" && je.Failure != nil {
+		msg = je.Failure.Message
+	}
+	switch je.Kind {
+	case pb.JobError_TASK:
+		if nd == nil {
+			return &JobError{Kind: "task", Message: msg}
+		}
+		f := je.Failure
+		if f == nil {
+			f = &pb.Failure{Message: je.Message}
+		}
+		var cause error
+		if f.Panic {
+			cause = &sched.PanicError{Value: f.PanicValue, Stack: f.Stack}
+		} else {
+			re := &RemoteError{Message: f.Message}
+			if f.Sentinel != "" {
+				if s, ok := graph.LookupError(f.Sentinel); ok {
+					re.Sentinel = s
+				}
+			}
+			cause = re
+		}
+		err := &sched.TaskError{Key: key, Op: opName(nd), Err: cause}
+		if j.events && !j.finished[j.byPrio[je.Index]] {
+			j.cb.pretask(key, -1)
+			j.cb.posttask(key, nil, err, -1)
+		}
+		return err
+	case pb.JobError_KILLED_WORKER:
+		if nd == nil {
+			return &JobError{Kind: "killed worker", Message: msg}
+		}
+		return &sched.TaskError{Key: key, Op: opName(nd), Err: &KilledWorkerError{Key: key, Failures: killedCount(msg)}}
+	case pb.JobError_NO_WORKER:
+		return &JobError{Kind: "no worker", Key: key, Message: msg}
+	case pb.JobError_BAD_GRAPH:
+		return &JobError{Kind: "bad graph", Key: key, Message: msg}
+	}
+	return &JobError{Kind: "internal", Key: key, Message: msg}
+}
+
+func opName(nd *graph.Node) string {
+	if nd.Kind == graph.KindTask && nd.Op != nil {
+		return nd.Op.Name()
+	}
+	return nd.Kind.String()
+}
+
+// killedCount reads the number of workers that died running a task from
+// the scheduler's message, the first number in it followed by " worker";
+// 0 when there is none.
+func killedCount(msg string) int {
+	for x := 0; x < len(msg); x++ {
+		n, y := 0, x
+		for y < len(msg) && msg[y] >= '0' && msg[y] <= '9' && y-x < 6 {
+			n = n*10 + int(msg[y]-'0')
+			y++
+		}
+		if y > x && (x == 0 || msg[x-1] == ' ') && len(msg) >= y+7 && msg[y:y+7] == " worker" {
+			return n
+		}
+		if y > x {
+			x = y
+		}
+	}
+	return 0
+}
+
+// callbacks is the flattened form of the []*sched.Callbacks of a Get. The
+// client calls every hook on Get's own goroutine, so, unlike Threaded's,
+// it needs no lock: nothing can run after Finish.
+type callbacks struct {
+	starts  []func(*graph.Graph)
+	pre     []func(graph.Key, int)
+	post    []func(graph.Key, any, error, int)
+	rel     []func(graph.Key)
+	finishs []func(error)
+}
+
+func flattenCallbacks(cbs []*sched.Callbacks) *callbacks {
+	c := &callbacks{}
+	for _, x := range cbs {
+		if x.Start != nil {
+			c.starts = append(c.starts, x.Start)
+		}
+		if x.Pretask != nil {
+			c.pre = append(c.pre, x.Pretask)
+		}
+		if x.Posttask != nil {
+			c.post = append(c.post, x.Posttask)
+		}
+		if x.Release != nil {
+			c.rel = append(c.rel, x.Release)
+		}
+		if x.Finish != nil {
+			c.finishs = append(c.finishs, x.Finish)
+		}
+	}
+	return c
+}
+
+// wantsEvents reports whether a hook needs the scheduler's per-task
+// events; without one, the scheduler sends none.
+func (c *callbacks) wantsEvents() bool { return len(c.pre)+len(c.post)+len(c.rel) > 0 }
+
+func (c *callbacks) start(g *graph.Graph) {
+	for _, f := range c.starts {
+		f(g)
+	}
+}
+
+func (c *callbacks) pretask(k graph.Key, w int) {
+	for _, f := range c.pre {
+		f(k, w)
+	}
+}
+
+func (c *callbacks) posttask(k graph.Key, v any, err error, w int) {
+	for _, f := range c.post {
+		f(k, v, err, w)
+	}
+}
+
+func (c *callbacks) release(k graph.Key) {
+	for _, f := range c.rel {
+		f(k)
+	}
+}
+
+func (c *callbacks) finish(err error) {
+	for _, f := range c.finishs {
+		f(err)
+	}
+}
