@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"udfbridge":             {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
 	"internal/cudaops":      {"chunkarray/nd"},
 	"internal/layering":     {},
+	"internal/deploycheck":  {},
 
 	"internal/workloads": anything,
 	"cmd/*":              anything, // every command
