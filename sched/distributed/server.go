@@ -1,0 +1,351 @@
+package distributed
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
+
+	"github.com/tessera-go/tessera/sched/distributed/pb"
+)
+
+// The scheduler's concurrency model: one mutex (Server.mu) guards all
+// state (workers, jobs, every task's state). Each stream has two
+// goroutines: the handler, which is the stream's only sender, and a
+// receiver, which reads a message, takes the mutex, applies it and
+// releases the mutex. Whatever the state machine wants to tell a peer is
+// appended to that peer's pending message (srvWorker.out, srvJob.out) and
+// the sender is woken; it swaps the pending message out under the mutex
+// and sends it outside it. So everything that accumulated while the
+// sender was busy leaves as one message: with thousands of small tasks
+// per second this batching, not the state machine, decides the per-task
+// cost. A goroutine per task, or a channel per message, was rejected for
+// the same reason.
+
+// Server is a scheduler: it serves the control plane (workers' Connect
+// sessions and clients' Compute jobs) and, when asked, the HTTP status
+// endpoint. Create one with NewServer; it serves until Close.
+type Server struct {
+	opts SchedulerOptions
+	log  *slog.Logger
+
+	lis       net.Listener
+	grpc      *grpc.Server
+	statusLis net.Listener
+	http      *http.Server
+
+	done chan struct{} // closed by Close
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	byID    []*srvWorker // every worker ever registered, by id; byID[0] is nil
+	live    []*srvWorker // connected workers, in id order; srvWorker.slot indexes it
+	jobs    map[uint64]*srvJob
+	nextJob uint64
+	roots   map[string]*rootQueue // root tasks held back, by resource signature
+	rootQs  []*rootQueue          // the same queues, in creation order
+	score   []int64               // placement scratch, one per live worker
+	started time.Time
+}
+
+// schedService implements pb.SchedulerServer for a Server, so that
+// Connect and Compute are not methods of the exported type.
+type schedService struct {
+	pb.UnimplementedSchedulerServer
+	s *Server
+}
+
+// NewServer starts a scheduler listening on opts.Address (and on
+// opts.StatusAddress for the HTTP status endpoint, when set) and serving
+// in the background. It returns an error if opts.Security's files cannot
+// be loaded or an address cannot be listened on.
+func NewServer(opts SchedulerOptions) (*Server, error) {
+	opts = schedulerDefaults(opts)
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger,
+		done:    make(chan struct{}),
+		byID:    []*srvWorker{nil},
+		jobs:    make(map[uint64]*srvJob),
+		roots:   make(map[string]*rootQueue),
+		started: time.Now(),
+	}
+	sopts, err := opts.Security.serverOptions(s.log)
+	if err != nil {
+		return nil, err
+	}
+	sopts = append(sopts,
+		grpc.MaxRecvMsgSize(64<<20),
+		grpc.MaxSendMsgSize(64<<20),
+		// Workers and clients ping every 10 s; allow a little less so
+		// that timer jitter never gets a peer's connection closed for
+		// "too many pings".
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 10 * time.Second, Timeout: 10 * time.Second}),
+	)
+	lis, err := net.Listen("tcp", opts.Address)
+	if err != nil {
+		return nil, fmt.Errorf("distributed: scheduler: listen on %s: %w", opts.Address, err)
+	}
+	s.lis = lis
+	s.grpc = grpc.NewServer(sopts...)
+	pb.RegisterSchedulerServer(s.grpc, &schedService{s: s})
+	if opts.StatusAddress != "" {
+		if err := s.startStatus(); err != nil {
+			lis.Close()
+			return nil, err
+		}
+	}
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		if err := s.grpc.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			s.log.Error("scheduler: serving stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.maintain()
+	}()
+	s.log.Info("scheduler listening", "address", s.Addr(), "status", s.StatusAddr())
+	return s, nil
+}
+
+func schedulerDefaults(o SchedulerOptions) SchedulerOptions {
+	if o.Address == "" {
+		o.Address = "127.0.0.1:0"
+	}
+	if o.HeartbeatInterval <= 0 {
+		o.HeartbeatInterval = 500 * time.Millisecond
+	}
+	if o.WorkerTimeout <= 0 {
+		o.WorkerTimeout = 10 * time.Second
+	}
+	if o.AllowedFailures <= 0 {
+		o.AllowedFailures = 3
+	}
+	if o.WorkerSaturation <= 0 {
+		o.WorkerSaturation = 2
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Addr returns the control plane's host:port, the one listened on (with
+// the port chosen when Address asked for port 0).
+func (s *Server) Addr() string { return s.lis.Addr().String() }
+
+// StatusAddr returns the status endpoint's host:port, or "" when none is
+// served.
+func (s *Server) StatusAddr() string {
+	if s.statusLis == nil {
+		return ""
+	}
+	return s.statusLis.Addr().String()
+}
+
+// Close stops the scheduler: clients' Compute streams end with an
+// Unavailable error, workers' sessions end, and the listeners close. It
+// waits for the scheduler's goroutines and returns nil; closing twice is
+// a no-op.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.done)
+	s.mu.Unlock()
+	if s.http != nil {
+		s.http.Close()
+	}
+	s.grpc.Stop()
+	s.wg.Wait()
+	return nil
+}
+
+var errClosing = status.Error(codes.Unavailable, "tessera: scheduler closing")
+
+// maintain runs the periodic checks: workers silent for WorkerTimeout are
+// lost, tasks no worker could take for WorkerTimeout fail their job, and
+// work is rebalanced.
+func (s *Server) maintain() {
+	period := min(max(s.opts.WorkerTimeout/5, 10*time.Millisecond), time.Second)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case now := <-t.C:
+			s.mu.Lock()
+			s.checkTimeouts(now)
+			s.mu.Unlock()
+		}
+	}
+}
+
+// Connect is a worker's session: Register, Welcome, then messages both
+// ways until the stream breaks or the worker goes silent.
+func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
+	s := svc.s
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	reg := first.GetRegister()
+	switch {
+	case reg == nil:
+		return status.Error(codes.InvalidArgument, "tessera: a worker's first message must hold a Register")
+	case reg.DataAddress == "":
+		return status.Errorf(codes.InvalidArgument, "tessera: worker %q registered without a data address", reg.Name)
+	case reg.Nthreads <= 0:
+		return status.Errorf(codes.InvalidArgument, "tessera: worker %q registered with %d threads", reg.Name, reg.Nthreads)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosing
+	}
+	w := s.addWorker(reg)
+	s.mu.Unlock()
+	// The Welcome goes out before anything addWorker queued for the
+	// worker, since only this goroutine sends.
+	err = stream.Send(&pb.SchedulerMessage{Welcome: &pb.Welcome{
+		WorkerId:            w.id,
+		HeartbeatIntervalMs: s.opts.HeartbeatInterval.Milliseconds(),
+	}})
+	if err != nil {
+		s.mu.Lock()
+		s.lose(w, "sending welcome: "+err.Error())
+		s.mu.Unlock()
+		return err
+	}
+	s.mu.Lock()
+	if !w.gone {
+		s.handleWorker(w, first)
+	}
+	s.mu.Unlock()
+
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			m, err := stream.Recv()
+			s.mu.Lock()
+			if err != nil {
+				s.lose(w, "connection: "+err.Error())
+				s.mu.Unlock()
+				return
+			}
+			if !w.gone {
+				s.handleWorker(w, m)
+			}
+			s.mu.Unlock()
+		}
+	}()
+
+	for {
+		select {
+		case <-w.wake:
+		case <-w.quit:
+			return status.Error(codes.Unavailable, "tessera: worker lost: "+w.why)
+		case <-s.done:
+			return errClosing
+		case <-stream.Context().Done():
+			return stream.Context().Err()
+		}
+		s.mu.Lock()
+		m := w.out
+		w.out = nil
+		s.mu.Unlock()
+		if m == nil {
+			continue
+		}
+		if err := stream.Send(m); err != nil {
+			s.mu.Lock()
+			s.lose(w, "send: "+err.Error())
+			s.mu.Unlock()
+			return err
+		}
+	}
+}
+
+// Compute is one client's job: TaskDefs until Run, then events until the
+// job's error or the client closing the stream.
+func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
+	s := svc.s
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosing
+	}
+	j := s.newJob()
+	s.mu.Unlock()
+
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			m, err := stream.Recv()
+			s.mu.Lock()
+			if err != nil {
+				s.dropJob(j)
+				if !j.ended {
+					j.ended = true
+					close(j.quit)
+				}
+				s.mu.Unlock()
+				return
+			}
+			s.handleClient(j, m)
+			s.mu.Unlock()
+		}
+	}()
+
+	for {
+		select {
+		case <-j.wake:
+		case <-j.quit:
+			return nil
+		case <-s.done:
+			return errClosing
+		case <-stream.Context().Done():
+			return stream.Context().Err()
+		}
+		s.mu.Lock()
+		m, final := j.out, j.final
+		j.out = nil
+		s.mu.Unlock()
+		if m == nil {
+			continue
+		}
+		if err := stream.Send(m); err != nil {
+			return err
+		}
+		if final {
+			return nil
+		}
+	}
+}
+
+// wakeup wakes a sender without blocking: a wake already pending covers
+// this one too.
+func wakeup(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

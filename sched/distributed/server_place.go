@@ -1,0 +1,409 @@
+package distributed
+
+import (
+	"math"
+	"time"
+
+	"github.com/tessera-go/tessera/sched/distributed/pb"
+)
+
+// Placement. A worker queues the tasks it is sent and runs them by
+// priority, holding a task's resources while it runs; so the scheduler
+// checks only that a worker offers a task's resources at all, not that
+// they are free now. (Keeping tasks on the scheduler until a worker's
+// resources are free was rejected: it costs a round trip per task, and
+// the worker knows better when they free up.) Among the eligible workers
+// a task goes to the one holding the most bytes of its dependencies
+// (each held dependency also counts one byte, so that values of unknown
+// size still pull their consumers), ties to the one with the fewest
+// processing tasks per thread, then to the lower id.
+//
+// Root tasks (no dependencies) go only to workers with fewer than
+// ceil(threads × WorkerSaturation) processing tasks; otherwise they wait
+// in a root queue on the scheduler (one per resource signature, ordered
+// by job then priority) and go out as workers finish tasks. Non-root
+// tasks are never held back: they consume values, so running them frees
+// memory.
+//
+// Work stealing moves surplus tasks (beyond a worker's threads) from
+// busy workers to workers with fewer processing tasks than threads: the
+// victim is asked for its lowest-priority tasks, and those it had not
+// started (StealReply.stolen) go to the thief. It runs after every batch
+// of worker messages, on joins and on the maintenance tick, and costs a
+// pass over the workers unless some worker is idle and another has
+// surplus; then a pass over the victim's processing list.
+
+// place sends ready task t (every dependency in memory) to a worker,
+// holds it in a root queue, or parks it as having no worker.
+func (s *Server) place(j *srvJob, t int32) {
+	if j.over {
+		return
+	}
+	def := j.defs[t]
+	if len(def.Deps) == 0 {
+		s.placeRoot(j, t)
+		return
+	}
+	for _, d := range def.Deps {
+		for id := range j.who[d].all() {
+			s.score[s.byID[id].slot] += j.nbytes[d] + 1
+		}
+	}
+	var best *srvWorker
+	var bestScore int64
+	for _, w := range s.live {
+		sc := s.score[w.slot]
+		s.score[w.slot] = 0
+		if !covers(w.reg.Resources, def.Resources) {
+			continue
+		}
+		if best == nil || sc > bestScore || sc == bestScore && lessLoaded(w, best) {
+			best, bestScore = w, sc
+		}
+	}
+	if best == nil {
+		s.parkNoWorker(j, t)
+		return
+	}
+	s.assign(best, j, t)
+}
+
+// lessLoaded reports whether a has fewer processing tasks per thread
+// than b.
+func lessLoaded(a, b *srvWorker) bool {
+	return len(a.proc)*b.threads < len(b.proc)*a.threads
+}
+
+func (s *Server) rootCap(w *srvWorker) int {
+	return int(math.Ceil(float64(w.threads) * s.opts.WorkerSaturation))
+}
+
+func (s *Server) placeRoot(j *srvJob, t int32) {
+	res := j.defs[t].Resources
+	var best *srvWorker
+	eligible := false
+	for _, w := range s.live {
+		if !covers(w.reg.Resources, res) {
+			continue
+		}
+		eligible = true
+		if len(w.proc) >= s.rootCap(w) {
+			continue
+		}
+		if best == nil || lessLoaded(w, best) {
+			best = w
+		}
+	}
+	switch {
+	case best != nil:
+		s.assign(best, j, t)
+	case eligible:
+		s.rootQueueFor(res).push(taskRef{j, t})
+		j.state[t] = tsQueued
+	default:
+		s.parkNoWorker(j, t)
+	}
+}
+
+func (s *Server) parkNoWorker(j *srvJob, t int32) {
+	j.state[t] = tsNoWorker
+	j.noWorker = append(j.noWorker, noWorkerEntry{i: t, since: time.Now()})
+}
+
+// assign sends t to w.
+func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
+	def := j.defs[t]
+	j.state[t] = tsProcessing
+	j.proc[t] = w.id
+	j.procPos[t] = int32(len(w.proc))
+	w.proc = append(w.proc, taskRef{j, t})
+	spec := &pb.TaskSpec{Job: j.id, Key: def.Key, Node: def.Node, Priority: def.Priority, Resources: def.Resources}
+	if n := len(def.Deps); n > 0 {
+		deps := make([]pb.Dep, n)
+		spec.Deps = make([]*pb.Dep, n)
+		for k, d := range def.Deps {
+			p := &deps[k]
+			p.Key = j.key(d)
+			p.Addresses = s.addrsOf(&j.who[d])
+			p.Nbytes = j.nbytes[d]
+			spec.Deps[k] = p
+		}
+	}
+	out := w.wout()
+	out.Compute = append(out.Compute, spec)
+}
+
+// addrsOf returns the data addresses of h's workers; a single holder's
+// slice is shared (senders only read it).
+func (s *Server) addrsOf(h *holders) []string {
+	if len(h.more) == 0 {
+		if h.first == 0 {
+			return nil
+		}
+		return s.byID[h.first].addrs
+	}
+	a := make([]string, 0, 1+len(h.more))
+	for id := range h.all() {
+		a = append(a, s.byID[id].reg.DataAddress)
+	}
+	return a
+}
+
+// removeProc takes t off the processing list of its worker (and cancels
+// the bookkeeping of a steal asked for it).
+func (s *Server) removeProc(j *srvJob, t int32) {
+	w := s.byID[j.proc[t]]
+	pos := j.procPos[t]
+	last := len(w.proc) - 1
+	moved := w.proc[last]
+	w.proc[pos] = moved
+	moved.j.procPos[moved.i] = pos
+	w.proc[last] = taskRef{}
+	w.proc = w.proc[:last]
+	j.proc[t] = 0
+	if th := j.thief[t]; th != 0 {
+		w.stealOut--
+		s.byID[th].stealIn--
+		j.thief[t] = 0
+	}
+}
+
+// refill gives every worker below its root capacity root tasks from the
+// queues it can serve.
+func (s *Server) refill() {
+	if len(s.rootQs) == 0 {
+		return
+	}
+	for _, w := range s.live {
+		s.fillRoots(w)
+	}
+}
+
+func (s *Server) fillRoots(w *srvWorker) {
+	limit := s.rootCap(w)
+	for len(w.proc) < limit {
+		var best *rootQueue
+		for _, q := range s.rootQs {
+			if !covers(w.reg.Resources, q.res) || !q.clean() {
+				continue
+			}
+			if best == nil || q.less(q.h[0], best.h[0]) {
+				best = q
+			}
+		}
+		if best == nil {
+			return
+		}
+		r := best.pop()
+		s.assign(w, r.j, r.i)
+	}
+}
+
+// balance asks busy workers for tasks on behalf of idle ones.
+func (s *Server) balance() {
+	if len(s.live) < 2 {
+		return
+	}
+	var thieves, victims []*srvWorker
+	for _, w := range s.live {
+		switch {
+		case len(w.proc)+w.stealIn < w.threads:
+			thieves = append(thieves, w)
+		case len(w.proc)-w.stealOut > w.threads:
+			victims = append(victims, w)
+		}
+	}
+	if len(thieves) == 0 || len(victims) == 0 {
+		return
+	}
+	for _, th := range thieves {
+		for slack := th.threads - len(th.proc) - th.stealIn; slack > 0 && len(victims) > 0; {
+			// The victim with the largest surplus per thread.
+			vi := 0
+			for k, v := range victims {
+				if surplus(v)*victims[vi].threads > surplus(victims[vi])*v.threads {
+					vi = k
+				}
+			}
+			v := victims[vi]
+			n := min(slack, surplus(v))
+			picked := s.pickSteal(v, th, n)
+			for _, r := range picked {
+				r.j.thief[r.i] = th.id
+				v.stealOut++
+				th.stealIn++
+				out := v.wout()
+				out.Steal = append(out.Steal, &pb.KeyRef{Job: r.j.id, Key: r.j.key(r.i)})
+			}
+			slack -= len(picked)
+			if len(picked) < n || surplus(v) <= 0 {
+				victims = append(victims[:vi], victims[vi+1:]...)
+			}
+		}
+	}
+}
+
+func surplus(w *srvWorker) int { return len(w.proc) - w.stealOut - w.threads }
+
+// pickSteal returns up to n of v's processing tasks with the highest
+// priority values (the last it would run) that thief can run and that no
+// steal is asked for already.
+func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
+	var best []taskRef // sorted, most stealable first
+	for _, r := range v.proc {
+		if r.j.thief[r.i] != 0 || !covers(thief.reg.Resources, r.j.defs[r.i].Resources) {
+			continue
+		}
+		if len(best) == n && !laterThan(r, best[n-1]) {
+			continue
+		}
+		k := len(best)
+		if k == n {
+			k--
+		} else {
+			best = append(best, taskRef{})
+		}
+		for k > 0 && laterThan(r, best[k-1]) {
+			best[k] = best[k-1]
+			k--
+		}
+		best[k] = r
+	}
+	return best
+}
+
+// laterThan reports whether a runs after b: a later job, or in the same
+// job a higher priority value (then a higher index).
+func laterThan(a, b taskRef) bool {
+	if a.j != b.j {
+		return a.j.id > b.j.id
+	}
+	pa, pb := a.j.defs[a.i].Priority, b.j.defs[b.i].Priority
+	if pa != pb {
+		return pa > pb
+	}
+	return a.i > b.i
+}
+
+func (s *Server) stealReply(w *srvWorker, r *pb.StealReply) {
+	j, t := s.lookup(r.Job, r.Key)
+	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id || j.thief[t] == 0 {
+		return // finished, lost or dropped meanwhile
+	}
+	th := s.byID[j.thief[t]]
+	if !r.Stolen {
+		w.stealOut--
+		th.stealIn--
+		j.thief[t] = 0
+		return
+	}
+	s.removeProc(j, t)
+	j.state[t] = tsLimbo
+	if !th.gone && covers(th.reg.Resources, j.defs[t].Resources) && s.depsInMemory(j, t) {
+		s.assign(th, j, t)
+		return
+	}
+	s.requeue(j, t)
+}
+
+func (s *Server) depsInMemory(j *srvJob, t int32) bool {
+	for _, d := range j.deps(t) {
+		if j.state[d] != tsMemory {
+			return false
+		}
+	}
+	return true
+}
+
+// rootQueue holds root tasks that need resources res (a binary heap by
+// job, then priority, then index).
+type rootQueue struct {
+	res map[string]float64
+	h   []taskRef
+}
+
+func (s *Server) rootQueueFor(res map[string]float64) *rootQueue {
+	sig := formatResources(res)
+	q := s.roots[sig]
+	if q == nil {
+		q = &rootQueue{res: res}
+		s.roots[sig] = q
+		s.rootQs = append(s.rootQs, q)
+	}
+	return q
+}
+
+func (q *rootQueue) less(a, b taskRef) bool { return laterThan(b, a) }
+
+func (q *rootQueue) push(r taskRef) {
+	q.h = append(q.h, r)
+	q.up(len(q.h) - 1)
+}
+
+func (q *rootQueue) pop() taskRef {
+	r := q.h[0]
+	last := len(q.h) - 1
+	q.h[0] = q.h[last]
+	q.h[last] = taskRef{}
+	q.h = q.h[:last]
+	if last > 0 {
+		q.down(0)
+	}
+	return r
+}
+
+// clean pops entries that are no longer queued and reports whether any
+// remain.
+func (q *rootQueue) clean() bool {
+	for len(q.h) > 0 {
+		r := q.h[0]
+		if !r.j.over && r.j.state[r.i] == tsQueued {
+			return true
+		}
+		q.pop()
+	}
+	return false
+}
+
+func (q *rootQueue) dropJob(j *srvJob) {
+	keep := q.h[:0]
+	for _, r := range q.h {
+		if r.j != j {
+			keep = append(keep, r)
+		}
+	}
+	clear(q.h[len(keep):])
+	q.h = keep
+	for k := len(q.h)/2 - 1; k >= 0; k-- {
+		q.down(k)
+	}
+}
+
+func (q *rootQueue) up(k int) {
+	for k > 0 {
+		p := (k - 1) / 2
+		if !q.less(q.h[k], q.h[p]) {
+			return
+		}
+		q.h[k], q.h[p] = q.h[p], q.h[k]
+		k = p
+	}
+}
+
+func (q *rootQueue) down(k int) {
+	n := len(q.h)
+	for {
+		c := 2*k + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && q.less(q.h[c+1], q.h[c]) {
+			c++
+		}
+		if !q.less(q.h[c], q.h[k]) {
+			return
+		}
+		q.h[k], q.h[c] = q.h[c], q.h[k]
+		k = c
+	}
+}

@@ -1,0 +1,757 @@
+package distributed
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tessera-go/tessera/sched/distributed/pb"
+)
+
+// A task of a job is, on the scheduler, in one of these states. Every
+// per-task field lives in a dense slice of srvJob indexed by the task's
+// position in the job's task list, so that a job of n tasks costs a few
+// slices of n and no allocation per task.
+//
+//	waiting ──deps in memory──▶ (placed) ──▶ processing ──TaskDone──▶ memory ──not needed──▶ released
+//	   ▲                          │  │            │                     │                        │
+//	   │                          │  └─▶ queued (root task, workers saturated) ─▶ processing     │
+//	   │                          └────▶ noworker (no worker offers its resources)               │
+//	   └──────── a dependency lost (its holders died): recomputed from lineage ◀─────────────────┘
+//
+// A released or lost value that some unfinished task still needs (or
+// that is an output) is brought back to waiting, recursively, which is
+// how lineage recomputation works; need counts, per task, the dependents
+// that have not finished, so that a value is released exactly when its
+// last consumer finishes.
+const (
+	tsWaiting    uint8 = iota // some dependency not in memory; waiting counts them
+	tsQueued                  // a root task held on the scheduler while eligible workers are saturated
+	tsNoWorker                // no connected worker offers its resources
+	tsProcessing              // sent to worker proc[i]
+	tsMemory                  // its value is held by who[i]
+	tsReleased                // its value was dropped (not needed any more, or lost)
+	tsErred                   // failed for good; the job is over
+	tsLimbo                   // transient, while a task is taken back from a worker
+)
+
+var stateNames = [...]string{"waiting", "queued", "no-worker", "processing", "memory", "released", "erred", "waiting"}
+
+// holders is the set of workers (ids) holding a value: first, and in the
+// rare case of more than one, more. Worker ids start at 1, so the zero
+// value is the empty set.
+type holders struct {
+	first int32
+	more  []int32
+}
+
+func (h *holders) has(id int32) bool {
+	return h.first == id || slices.Contains(h.more, id)
+}
+
+func (h *holders) add(id int32) {
+	switch {
+	case h.has(id):
+	case h.first == 0:
+		h.first = id
+	default:
+		h.more = append(h.more, id)
+	}
+}
+
+func (h *holders) remove(id int32) {
+	if h.first == id {
+		h.first = 0
+		if len(h.more) > 0 {
+			h.first = h.more[len(h.more)-1]
+			h.more = h.more[:len(h.more)-1]
+		}
+		return
+	}
+	if k := slices.Index(h.more, id); k >= 0 {
+		h.more = slices.Delete(h.more, k, k+1)
+	}
+}
+
+func (h *holders) empty() bool { return h.first == 0 }
+
+// taskRef names one task of one job.
+type taskRef struct {
+	j *srvJob
+	i int32
+}
+
+// srvWorker is a connected (or lost) worker.
+type srvWorker struct {
+	id        int32
+	reg       *pb.Register
+	addrs     []string // {reg.DataAddress}, shared by every TaskSpec naming only this worker
+	threads   int
+	slot      int       // index in Server.live
+	proc      []taskRef // tasks processing here; srvJob.procPos indexes it
+	stealOut  int       // steal requests sent here, unanswered
+	stealIn   int       // tasks being stolen for this worker
+	tasksDone int64
+	hb        *pb.Heartbeat
+	lastSeen  time.Time
+	joined    time.Time
+
+	out  *pb.SchedulerMessage // pending, sent by the session's sender
+	wake chan struct{}
+	quit chan struct{} // closed when the worker is lost
+	gone bool
+	why  string // why it was lost
+}
+
+// srvJob is one client's computation.
+type srvJob struct {
+	id      uint64
+	name    string
+	defs    []*pb.TaskDef
+	index   map[string]int32
+	run     bool
+	events  bool
+	retries int32
+	outputs []int32
+	created time.Time
+
+	isOut      []bool
+	depOff     []int32 // dependents of i: depList[depOff[i]:depOff[i+1]]
+	depList    []int32
+	state      []uint8
+	waiting    []int32 // dependencies not in memory, while waiting
+	need       []int32 // dependents not finished
+	who        []holders
+	nbytes     []int64
+	proc       []int32 // worker id processing the task; 0 when none
+	procPos    []int32 // the task's index in that worker's proc
+	thief      []int32 // worker id a steal is asked for; 0 when none
+	fails      []int32
+	suspicious []uint8
+	noWorker   []noWorkerEntry
+	seen       []bool // worker ids whose WorkerInfo the client has
+
+	out   *pb.ClientEvent // pending, sent by the job's sender
+	final bool            // out holds the job's error: the sender stops after it
+	wake  chan struct{}
+	quit  chan struct{} // closed when the client's stream ended
+	ended bool          // quit is closed
+	over  bool          // dropped from the scheduler
+}
+
+type noWorkerEntry struct {
+	i     int32
+	since time.Time
+}
+
+// wout returns w's pending message, creating it, and wakes its sender.
+func (w *srvWorker) wout() *pb.SchedulerMessage {
+	if w.out == nil {
+		w.out = &pb.SchedulerMessage{}
+	}
+	wakeup(w.wake)
+	return w.out
+}
+
+// jout returns j's pending event, creating it, and wakes its sender.
+func (j *srvJob) jout() *pb.ClientEvent {
+	if j.out == nil {
+		j.out = &pb.ClientEvent{Job: j.id}
+	}
+	wakeup(j.wake)
+	return j.out
+}
+
+func (j *srvJob) key(i int32) string { return j.defs[i].Key }
+
+func (j *srvJob) deps(i int32) []int32 { return j.defs[i].Deps }
+
+func (j *srvJob) dependents(i int32) []int32 { return j.depList[j.depOff[i]:j.depOff[i+1]] }
+
+func (s *Server) addWorker(reg *pb.Register) *srvWorker {
+	now := time.Now()
+	w := &srvWorker{
+		id:       int32(len(s.byID)),
+		reg:      reg,
+		addrs:    []string{reg.DataAddress},
+		threads:  int(reg.Nthreads),
+		slot:     len(s.live),
+		lastSeen: now,
+		joined:   now,
+		wake:     make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+	}
+	s.byID = append(s.byID, w)
+	s.live = append(s.live, w)
+	s.score = append(s.score, 0)
+	s.log.Info("worker joined", "id", w.id, "name", reg.Name, "address", reg.DataAddress, "threads", reg.Nthreads, "resources", reg.Resources)
+	// Tasks that no worker could take may fit this one.
+	for _, j := range s.sortedJobs() {
+		if len(j.noWorker) == 0 {
+			continue
+		}
+		old := j.noWorker
+		j.noWorker = nil
+		for _, e := range old {
+			if j.over || j.state[e.i] != tsNoWorker {
+				continue
+			}
+			if !covers(w.reg.Resources, j.defs[e.i].Resources) {
+				j.noWorker = append(j.noWorker, e)
+				continue
+			}
+			s.place(j, e.i)
+		}
+	}
+	s.refill()
+	s.balance()
+	return w
+}
+
+// lose forgets a worker: its processing tasks go back to be placed again
+// (or fail the job after AllowedFailures deaths), and values only it held
+// are lost and recomputed when still needed. Idempotent.
+func (s *Server) lose(w *srvWorker, why string) {
+	if w.gone {
+		return
+	}
+	w.gone = true
+	w.why = why
+	w.out = nil
+	close(w.quit)
+	s.live = slices.Delete(s.live, w.slot, w.slot+1)
+	for k, x := range s.live {
+		x.slot = k
+	}
+	s.score = s.score[:len(s.live)]
+	s.log.Warn("worker lost", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "reason", why, "processing", len(w.proc))
+
+	procs := w.proc
+	w.proc = nil
+	w.stealOut = 0
+	for _, r := range procs {
+		j, t := r.j, r.i
+		j.proc[t] = 0
+		if th := j.thief[t]; th != 0 {
+			s.byID[th].stealIn--
+			j.thief[t] = 0
+		}
+		j.state[t] = tsLimbo
+	}
+	for _, j := range s.sortedJobs() {
+		var lost []int32
+		for t, st := range j.state {
+			if st == tsMemory && j.who[t].has(w.id) {
+				j.who[t].remove(w.id)
+				if j.who[t].empty() {
+					lost = append(lost, int32(t))
+				}
+			}
+		}
+		for _, t := range lost {
+			if j.over {
+				break
+			}
+			s.valueLost(j, t)
+		}
+	}
+	for _, r := range procs {
+		j, t := r.j, r.i
+		if j.over || j.state[t] != tsLimbo {
+			continue
+		}
+		j.suspicious[t]++
+		if int(j.suspicious[t]) >= s.opts.AllowedFailures {
+			s.failJob(j, &pb.JobError{
+				Index: t,
+				Kind:  pb.JobError_KILLED_WORKER,
+				Message: fmt.Sprintf("task %q was running on %d workers that died (allowed failures: %d); last: %s (%s)",
+					j.key(t), j.suspicious[t], s.opts.AllowedFailures, w.reg.Name, why),
+			})
+			continue
+		}
+		s.requeue(j, t)
+	}
+	s.refill()
+	s.balance()
+}
+
+func (s *Server) sortedJobs() []*srvJob {
+	js := slices.Collect(maps.Values(s.jobs))
+	slices.SortFunc(js, func(a, b *srvJob) int { return cmp.Compare(a.id, b.id) })
+	return js
+}
+
+// checkTimeouts loses silent workers and fails jobs whose tasks found no
+// worker for WorkerTimeout.
+func (s *Server) checkTimeouts(now time.Time) {
+	for _, w := range slices.Clone(s.live) {
+		if now.Sub(w.lastSeen) > s.opts.WorkerTimeout {
+			s.lose(w, fmt.Sprintf("no message for %v", now.Sub(w.lastSeen).Round(time.Millisecond)))
+		}
+	}
+	for _, j := range s.sortedJobs() {
+		for _, e := range j.noWorker {
+			if j.state[e.i] != tsNoWorker || now.Sub(e.since) <= s.opts.WorkerTimeout {
+				continue
+			}
+			var msg string
+			if res := j.defs[e.i].Resources; len(res) > 0 {
+				msg = fmt.Sprintf("no connected worker offers the resources %s that task %q needs (waited %v)",
+					formatResources(res), j.key(e.i), s.opts.WorkerTimeout)
+			} else {
+				msg = fmt.Sprintf("no worker connected to run task %q (waited %v)", j.key(e.i), s.opts.WorkerTimeout)
+			}
+			s.failJob(j, &pb.JobError{Index: e.i, Kind: pb.JobError_NO_WORKER, Message: msg})
+			break
+		}
+	}
+	s.refill()
+	s.balance()
+}
+
+// formatResources writes resources as sorted name=amount pairs.
+func formatResources(res map[string]float64) string {
+	var b strings.Builder
+	for k, name := range slices.Sorted(maps.Keys(res)) {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%g", name, res[name])
+	}
+	return b.String()
+}
+
+// covers reports whether offered resources cover needed ones.
+func covers(offered, needed map[string]float64) bool {
+	for k, v := range needed {
+		if offered[k] < v {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) newJob() *srvJob {
+	s.nextJob++
+	j := &srvJob{
+		id:      s.nextJob,
+		created: time.Now(),
+		wake:    make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+	}
+	s.jobs[j.id] = j
+	return j
+}
+
+// failJob ends j with its error: the client gets it as the last event and
+// the workers drop the job.
+func (s *Server) failJob(j *srvJob, e *pb.JobError) {
+	if j.over {
+		return
+	}
+	if e.Index >= 0 && int(e.Index) < len(j.state) {
+		j.state[e.Index] = tsErred
+	}
+	j.jout().Error = e
+	j.final = true
+	s.log.Info("job failed", "job", j.id, "name", j.name, "kind", e.Kind.String(), "message", e.Message)
+	s.dropJob(j)
+}
+
+// dropJob forgets j and tells every worker to drop it. Idempotent.
+func (s *Server) dropJob(j *srvJob) {
+	if j.over {
+		return
+	}
+	j.over = true
+	delete(s.jobs, j.id)
+	for _, w := range s.live {
+		w.wout().CancelJobs = append(w.wout().CancelJobs, j.id)
+		keep := w.proc[:0]
+		for _, r := range w.proc {
+			if r.j == j {
+				if th := j.thief[r.i]; th != 0 {
+					w.stealOut--
+					s.byID[th].stealIn--
+					j.thief[r.i] = 0
+				}
+				continue
+			}
+			r.j.procPos[r.i] = int32(len(keep))
+			keep = append(keep, r)
+		}
+		clear(w.proc[len(keep):])
+		w.proc = keep
+	}
+	for _, q := range s.rootQs {
+		q.dropJob(j)
+	}
+	s.refill()
+	s.balance()
+}
+
+func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
+	if j.over {
+		return
+	}
+	if len(m.Tasks) > 0 {
+		if j.run {
+			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
+				Message: fmt.Sprintf("%d tasks sent after run (first %q)", len(m.Tasks), m.Tasks[0].Key)})
+			return
+		}
+		j.defs = append(j.defs, m.Tasks...)
+	}
+	if m.Run != nil {
+		if j.run {
+			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH, Message: "run sent twice"})
+			return
+		}
+		s.startJob(j, m.Run)
+	}
+	for _, lo := range m.Lost {
+		if j.over {
+			return
+		}
+		s.lostOutput(j, lo)
+	}
+}
+
+// startJob validates j's graph and places its ready tasks.
+func (s *Server) startJob(j *srvJob, run *pb.Run) {
+	j.run = true
+	j.name = run.Name
+	j.events = run.Events
+	j.retries = max(run.Retries, 0)
+	n := int32(len(j.defs))
+	bad := func(i int32, format string, args ...any) {
+		s.failJob(j, &pb.JobError{Index: i, Kind: pb.JobError_BAD_GRAPH, Message: fmt.Sprintf(format, args...)})
+	}
+	j.index = make(map[string]int32, n)
+	mark := make([]int32, n) // mark[d] == i+1: d already seen among i's deps
+	j.depOff = make([]int32, n+1)
+	for i, d := range j.defs {
+		i := int32(i)
+		if prev, dup := j.index[d.Key]; dup {
+			bad(i, "duplicate key %q (tasks %d and %d)", d.Key, prev, i)
+			return
+		}
+		j.index[d.Key] = i
+		for _, dep := range d.Deps {
+			if dep < 0 || dep >= i {
+				bad(i, "task %q (index %d) depends on index %d: dependencies must come earlier in the task list", d.Key, i, dep)
+				return
+			}
+			if mark[dep] == i+1 {
+				bad(i, "task %q lists dependency %q twice", d.Key, j.defs[dep].Key)
+				return
+			}
+			mark[dep] = i + 1
+			j.depOff[dep+1]++
+		}
+	}
+	j.isOut = make([]bool, n)
+	for _, o := range run.Outputs {
+		if o < 0 || o >= n {
+			bad(-1, "output index %d out of range [0, %d)", o, n)
+			return
+		}
+		j.isOut[o] = true
+	}
+	j.outputs = run.Outputs
+	for i := range n {
+		j.depOff[i+1] += j.depOff[i]
+	}
+	j.depList = make([]int32, j.depOff[n])
+	fill := slices.Clone(j.depOff[:n])
+	j.state = make([]uint8, n)
+	j.waiting = make([]int32, n)
+	j.need = make([]int32, n)
+	j.who = make([]holders, n)
+	j.nbytes = make([]int64, n)
+	j.proc = make([]int32, n)
+	j.procPos = make([]int32, n)
+	j.thief = make([]int32, n)
+	j.fails = make([]int32, n)
+	j.suspicious = make([]uint8, n)
+	var roots []int32
+	for i, d := range j.defs {
+		i := int32(i)
+		for _, dep := range d.Deps {
+			j.depList[fill[dep]] = i
+			fill[dep]++
+		}
+		j.waiting[i] = int32(len(d.Deps))
+		j.need[i] = j.depOff[i+1] - j.depOff[i]
+		if len(d.Deps) == 0 {
+			roots = append(roots, i)
+		}
+	}
+	s.log.Debug("job started", "job", j.id, "name", j.name, "tasks", n, "outputs", len(run.Outputs))
+	// Roots go out in priority order, so that the first ones placed (and
+	// the ones left in the root queue last) follow optimize.Order.
+	slices.SortFunc(roots, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(j.defs[a].Priority, j.defs[b].Priority), cmp.Compare(a, b))
+	})
+	for _, t := range roots {
+		s.place(j, t)
+	}
+	s.balance()
+}
+
+func (s *Server) handleWorker(w *srvWorker, m *pb.WorkerMessage) {
+	w.lastSeen = time.Now()
+	if m.Heartbeat != nil {
+		w.hb = m.Heartbeat
+	}
+	for _, d := range m.Done {
+		s.taskDone(w, d)
+	}
+	for _, f := range m.Failed {
+		s.taskFailed(w, f)
+	}
+	for _, md := range m.Missing {
+		s.missingDep(w, md)
+	}
+	for _, r := range m.Stolen {
+		s.stealReply(w, r)
+	}
+	if len(m.Done)+len(m.Failed)+len(m.Missing)+len(m.Stolen) > 0 {
+		s.refill()
+		s.balance()
+	}
+}
+
+// lookup returns the job and task a worker's message names, or nil for a
+// job that is over (the worker was told to drop it) or an unknown key.
+func (s *Server) lookup(job uint64, key string) (*srvJob, int32) {
+	j := s.jobs[job]
+	if j == nil || !j.run {
+		return nil, -1
+	}
+	t, ok := j.index[key]
+	if !ok {
+		s.log.Warn("worker named an unknown task", "job", job, "key", key)
+		return nil, -1
+	}
+	return j, t
+}
+
+func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
+	j, t := s.lookup(d.Job, d.Key)
+	if j == nil {
+		return
+	}
+	switch j.state[t] {
+	case tsProcessing:
+		s.removeProc(j, t)
+	case tsMemory:
+		// Computed twice (a steal answered late): one more holder.
+		j.who[t].add(w.id)
+		return
+	default:
+		// Not wanted any more: the worker should not keep it.
+		w.wout().Release = append(w.wout().Release, &pb.KeyRef{Job: j.id, Key: d.Key})
+		return
+	}
+	w.tasksDone++
+	j.state[t] = tsMemory
+	j.who[t] = holders{first: w.id}
+	j.nbytes[t] = d.Nbytes
+	if int(w.id) >= len(j.seen) {
+		j.seen = append(j.seen, make([]bool, int(w.id)+1-len(j.seen))...)
+	}
+	if !j.seen[w.id] {
+		j.seen[w.id] = true
+		j.jout().Workers = append(j.jout().Workers, &pb.WorkerInfo{Id: w.id, Name: w.reg.Name, DataAddress: w.reg.DataAddress})
+	}
+	if j.events {
+		j.jout().Events = append(j.jout().Events, &pb.TaskEvent{
+			Index: t, WorkerId: w.id, StartUnixNano: d.StartUnixNano, StopUnixNano: d.StopUnixNano, Nbytes: d.Nbytes,
+		})
+	}
+	for _, dep := range j.deps(t) {
+		j.need[dep]--
+		if j.need[dep] == 0 && !j.isOut[dep] && j.state[dep] == tsMemory {
+			s.release(j, dep)
+		}
+	}
+	for _, c := range j.dependents(t) {
+		if j.state[c] == tsWaiting {
+			j.waiting[c]--
+			if j.waiting[c] == 0 {
+				s.place(j, c)
+			}
+		}
+	}
+	if j.isOut[t] {
+		j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: w.addrs, Nbytes: d.Nbytes})
+	} else if j.need[t] == 0 {
+		s.release(j, t)
+	}
+}
+
+// release drops t's value on every worker holding it.
+func (s *Server) release(j *srvJob, t int32) {
+	h := &j.who[t]
+	ref := &pb.KeyRef{Job: j.id, Key: j.key(t)}
+	for id := range h.all() {
+		w := s.byID[id]
+		w.wout().Release = append(w.wout().Release, ref)
+	}
+	*h = holders{}
+	j.state[t] = tsReleased
+}
+
+func (h *holders) all() func(func(int32) bool) {
+	return func(yield func(int32) bool) {
+		if h.first == 0 || !yield(h.first) {
+			return
+		}
+		for _, id := range h.more {
+			if !yield(id) {
+				return
+			}
+		}
+	}
+}
+
+func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
+	j, t := s.lookup(f.Job, f.Key)
+	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id {
+		return
+	}
+	s.removeProc(j, t)
+	j.fails[t]++
+	if j.fails[t] <= j.retries {
+		s.log.Debug("task failed; retrying", "job", j.id, "key", f.Key, "attempt", j.fails[t], "err", f.Failure.GetMessage())
+		j.state[t] = tsLimbo
+		s.requeue(j, t)
+		return
+	}
+	failure := f.Failure
+	if failure == nil {
+		failure = &pb.Failure{Message: "task failed without a reason"}
+	}
+	s.failJob(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure})
+}
+
+// missingDep: the worker could not fetch a dependency from the addresses
+// given. They are dropped from its holders; with none left the value is
+// lost (and recomputed); the task waits for it and goes out again.
+func (s *Server) missingDep(w *srvWorker, m *pb.MissingDep) {
+	j, t := s.lookup(m.Job, m.Key)
+	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id {
+		return
+	}
+	d, ok := j.index[m.Dep]
+	if !ok || !slices.Contains(j.deps(t), d) {
+		s.log.Warn("worker reported a missing dependency the task does not have", "job", j.id, "key", m.Key, "dep", m.Dep)
+		return
+	}
+	s.removeProc(j, t)
+	j.state[t] = tsLimbo
+	if j.state[d] == tsMemory {
+		s.dropAddresses(j, d, m.Addresses)
+		if j.who[d].empty() {
+			s.valueLost(j, d)
+		}
+	}
+	s.requeue(j, t)
+}
+
+// dropAddresses removes the workers at data addresses from d's holders.
+func (s *Server) dropAddresses(j *srvJob, d int32, addrs []string) {
+	for _, a := range addrs {
+		for id := range j.who[d].all() {
+			if s.byID[id].reg.DataAddress == a {
+				j.who[d].remove(id)
+				break
+			}
+		}
+	}
+}
+
+func (s *Server) lostOutput(j *srvJob, lo *pb.LostOutput) {
+	if !j.run || lo.Index < 0 || int(lo.Index) >= len(j.defs) || !j.isOut[lo.Index] {
+		s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
+			Message: fmt.Sprintf("lost output index %d is not an output of the job", lo.Index)})
+		return
+	}
+	t := lo.Index
+	if j.state[t] != tsMemory {
+		return // already being recomputed
+	}
+	s.dropAddresses(j, t, []string{lo.Address})
+	if j.who[t].empty() {
+		s.valueLost(j, t)
+		return
+	}
+	j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: s.addrsOf(&j.who[t]), Nbytes: j.nbytes[t]})
+}
+
+// valueLost: d was in memory and no worker holds it any more. Tasks that
+// counted it as present wait for it again, and it is recomputed if still
+// needed.
+func (s *Server) valueLost(j *srvJob, d int32) {
+	j.state[d] = tsReleased
+	j.who[d] = holders{}
+	for _, c := range j.dependents(d) {
+		switch j.state[c] {
+		case tsWaiting:
+			j.waiting[c]++
+		case tsNoWorker:
+			j.state[c] = tsWaiting
+			j.waiting[c] = 1
+		}
+	}
+	if j.need[d] > 0 || j.isOut[d] {
+		s.log.Debug("recomputing a lost value", "job", j.id, "key", j.key(d))
+		s.recompute(j, d)
+	}
+}
+
+// recompute brings a released or lost task back: its dependencies are
+// needed again (and recomputed themselves when gone), and it waits for
+// them.
+func (s *Server) recompute(j *srvJob, t int32) {
+	n := int32(0)
+	for _, d := range j.deps(t) {
+		j.need[d]++
+		if j.state[d] != tsMemory {
+			n++
+			if j.state[d] == tsReleased {
+				s.recompute(j, d)
+			}
+		}
+	}
+	j.state[t] = tsWaiting
+	j.waiting[t] = n
+	if n == 0 {
+		s.place(j, t)
+	}
+}
+
+// requeue places a task taken back from a worker (state limbo) again, or
+// makes it wait for dependencies no longer in memory.
+func (s *Server) requeue(j *srvJob, t int32) {
+	n := int32(0)
+	for _, d := range j.deps(t) {
+		if j.state[d] != tsMemory {
+			n++
+			if j.state[d] == tsReleased {
+				// Still needed by t, so it must come back.
+				s.recompute(j, d)
+			}
+		}
+	}
+	j.state[t] = tsWaiting
+	j.waiting[t] = n
+	if n == 0 {
+		s.place(j, t)
+	}
+}
