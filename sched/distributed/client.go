@@ -356,9 +356,15 @@ type fetched struct {
 // fetched (and, with callbacks, every task reported finished). Every
 // goroutine it starts has exited when it returns.
 func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) error {
-	sctx, cancel := context.WithCancel(ctx)
+	// The stream's context has no deadline of its own but is cancelled
+	// with ctx: given ctx's deadline, gRPC would send it to the scheduler,
+	// whose end of the stream could expire first and make a deadline look
+	// like a lost scheduler.
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer stop()
 	defer cancel()
 	stream, err := c.sched.Compute(sctx)
 	if err != nil {
