@@ -81,7 +81,8 @@ type store struct {
 
 // newStore returns a store that spills above spillFraction×memoryLimit
 // bytes (never when memoryLimit is 0) into a new directory under dir
-// (default os.TempDir()), made at the first spill.
+// (default os.TempDir()), made at the first spill (dir too, when missing)
+// and removed by close; dir itself stays.
 func newStore(memoryLimit int64, dir string) *store {
 	s := &store{jobs: map[uint64]map[string]*entry{}, parent: dir}
 	if memoryLimit > 0 {
@@ -409,7 +410,14 @@ func (s *store) spillExcess() {
 			return
 		}
 		if s.dir == "" {
-			dir, err := os.MkdirTemp(s.parent, "tessera-spill-")
+			// A directory of its own under parent (made if missing), so
+			// that workers sharing parent never see each other's files,
+			// and close removes only what this store wrote.
+			err := os.MkdirAll(s.parent, 0o755)
+			dir := ""
+			if err == nil {
+				dir, err = os.MkdirTemp(s.parent, "tessera-spill-")
+			}
 			if err != nil {
 				// Without a directory nothing can spill; the values stay.
 				e.unencodable = true

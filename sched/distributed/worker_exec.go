@@ -1,0 +1,480 @@
+package distributed
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/sched/distributed/pb"
+)
+
+// How a worker runs tasks: the queue, the runners, gathering a task's
+// dependencies, and the op call.
+
+type taskID struct {
+	job uint64
+	key string
+}
+
+// task is a TaskSpec queued or running on this worker.
+type task struct {
+	spec    *pb.TaskSpec
+	job     *jobState
+	seq     uint64 // arrival order, to break priority ties
+	index   int    // in the heap; -1 once taken out
+	running bool
+}
+
+// jobState is a job's context on this worker, for this session.
+type jobState struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// taskHeap orders queued tasks: lower priority value first, then arrival.
+type taskHeap []*task
+
+func (h taskHeap) Len() int { return len(h) }
+func (h taskHeap) Less(i, j int) bool {
+	if h[i].spec.Priority != h[j].spec.Priority {
+		return h[i].spec.Priority < h[j].spec.Priority
+	}
+	return h[i].seq < h[j].seq
+}
+func (h taskHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *taskHeap) Push(x any) {
+	t := x.(*task)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *taskHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}
+
+// handle applies one message of the scheduler.
+func (w *Worker) handle(m *pb.SchedulerMessage) {
+	var release []taskID
+	var cancelled []uint64
+	w.mu.Lock()
+	queued := false
+	for _, spec := range m.Compute {
+		queued = w.enqueueLocked(spec) || queued
+	}
+	for _, r := range m.Steal {
+		stolen := false
+		if t := w.tasks[taskID{r.Job, r.Key}]; t != nil && !t.running {
+			heap.Remove(&w.queue, t.index)
+			delete(w.tasks, taskID{r.Job, r.Key})
+			stolen = true
+		}
+		w.out.Stolen = append(w.out.Stolen, &pb.StealReply{Job: r.Job, Key: r.Key, Stolen: stolen})
+	}
+	for _, r := range m.Release {
+		release = append(release, taskID{r.Job, r.Key})
+	}
+	for _, j := range m.CancelJobs {
+		w.cancelJobLocked(j)
+		cancelled = append(cancelled, j)
+	}
+	if queued {
+		w.cond.Broadcast()
+	}
+	w.mu.Unlock()
+	for _, r := range release {
+		w.store.release(r.job, r.key)
+	}
+	for _, j := range cancelled {
+		w.store.dropJob(j)
+	}
+	if len(m.Steal) > 0 {
+		w.signal()
+	}
+}
+
+// enqueueLocked queues spec and reports whether a runner should look. A
+// task already queued or running here is not queued again; one whose
+// value is already here is done at once; one that needs more of a
+// resource than this worker offers fails at once, instead of waiting for
+// ever.
+func (w *Worker) enqueueLocked(spec *pb.TaskSpec) bool {
+	id := taskID{spec.Job, spec.Key}
+	if w.gone[spec.Job] || w.tasks[id] != nil {
+		return false
+	}
+	js := w.jobs[spec.Job]
+	if js == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		js = &jobState{ctx: ctx, cancel: cancel}
+		w.jobs[spec.Job] = js
+	}
+	for _, r := range sortedResources(spec.Resources) {
+		if need, have := spec.Resources[r], w.opts.Resources[r]; need > have {
+			now := time.Now().UnixNano()
+			w.out.Failed = append(w.out.Failed, &pb.TaskFailed{
+				Job: spec.Job, Key: spec.Key, StartUnixNano: now, StopUnixNano: now,
+				Failure: &pb.Failure{Message: fmt.Sprintf("distributed: task %q needs %s=%v; worker %s offers %v", spec.Key, r, need, w.opts.Name, have)},
+			})
+			w.signal()
+			return false
+		}
+	}
+	w.seq++
+	t := &task{spec: spec, job: js, seq: w.seq}
+	w.tasks[id] = t
+	heap.Push(&w.queue, t)
+	return true
+}
+
+func sortedResources(m map[string]float64) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(m))
+	for r := range m {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// cancelJobLocked drops job's queued tasks and cancels its running ones;
+// the caller drops its values.
+func (w *Worker) cancelJobLocked(job uint64) {
+	w.gone[job] = true
+	js := w.jobs[job]
+	if js == nil {
+		return
+	}
+	js.cancel()
+	delete(w.jobs, job)
+	for id, t := range w.tasks {
+		if id.job != job {
+			continue
+		}
+		if !t.running {
+			heap.Remove(&w.queue, t.index)
+		}
+		delete(w.tasks, id)
+	}
+}
+
+// dropAllLocked forgets every job of the session: queued tasks, running
+// tasks' contexts, pending results and values.
+func (w *Worker) dropAllLocked() {
+	for _, js := range w.jobs {
+		js.cancel()
+	}
+	clear(w.jobs)
+	clear(w.gone)
+	clear(w.tasks)
+	for _, t := range w.queue {
+		t.index = -1
+	}
+	w.queue = w.queue[:0]
+	w.out = &pb.WorkerMessage{}
+	w.store.dropAll()
+}
+
+// fits reports whether t's resources are free now.
+func (w *Worker) fits(t *task) bool {
+	for r, need := range t.spec.Resources {
+		if need > w.free[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// nextLocked waits for a task that can run and takes it out of the
+// queue: the first by priority among those whose resources are free. It
+// returns nil when the worker stops.
+func (w *Worker) nextLocked() *task {
+	for {
+		if w.stopping {
+			return nil
+		}
+		if len(w.queue) > 0 {
+			if w.fits(w.queue[0]) {
+				return heap.Pop(&w.queue).(*task)
+			}
+			// Rare: the best task waits for a resource. Take the best
+			// one that fits, if any.
+			best := -1
+			for i, t := range w.queue {
+				if w.fits(t) && (best < 0 || w.queue.Less(i, best)) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				return heap.Remove(&w.queue, best).(*task)
+			}
+		}
+		w.cond.Wait()
+	}
+}
+
+// runner runs queued tasks one at a time until the worker stops.
+func (w *Worker) runner() {
+	defer w.wg.Done()
+	var args []any
+	for {
+		w.mu.Lock()
+		t := w.nextLocked()
+		if t == nil {
+			w.mu.Unlock()
+			return
+		}
+		t.running = true
+		for r, need := range t.spec.Resources {
+			w.free[r] -= need
+		}
+		w.executing++
+		w.mu.Unlock()
+
+		args = w.runTask(t, args)
+
+		w.mu.Lock()
+		for r, need := range t.spec.Resources {
+			w.free[r] += need
+		}
+		w.executing--
+		id := taskID{t.spec.Job, t.spec.Key}
+		if w.tasks[id] == t {
+			delete(w.tasks, id)
+		}
+		if len(t.spec.Resources) > 0 {
+			w.cond.Broadcast()
+		}
+		w.mu.Unlock()
+	}
+}
+
+// runTask gathers t's dependencies, runs it and reports the result. args
+// is the runner's reusable argument slice.
+func (w *Worker) runTask(t *task, args []any) []any {
+	spec := t.spec
+	ctx := t.job.ctx
+	if ctx.Err() != nil {
+		return args
+	}
+	start := time.Now()
+	deps, missing := w.gather(ctx, spec)
+	if ctx.Err() != nil {
+		return args
+	}
+	if len(missing) > 0 {
+		w.report(t, func(m *pb.WorkerMessage) { m.Missing = append(m.Missing, missing...) })
+		return args
+	}
+	v, failure, args := execute(ctx, spec, deps, args)
+	stop := time.Now()
+	if ctx.Err() != nil {
+		return args
+	}
+	if failure != nil {
+		w.report(t, func(m *pb.WorkerMessage) {
+			m.Failed = append(m.Failed, &pb.TaskFailed{Job: spec.Job, Key: spec.Key, Failure: failure,
+				StartUnixNano: start.UnixNano(), StopUnixNano: stop.UnixNano()})
+		})
+		return args
+	}
+	n := w.store.put(spec.Job, spec.Key, v)
+	if !w.report(t, func(m *pb.WorkerMessage) {
+		m.Done = append(m.Done, &pb.TaskDone{Job: spec.Job, Key: spec.Key, Nbytes: n, Type: fmt.Sprintf("%T", v),
+			StartUnixNano: start.UnixNano(), StopUnixNano: stop.UnixNano()})
+	}) {
+		// The job was cancelled (or the session lost) while the value was
+		// stored: it must not outlive the job.
+		w.store.release(spec.Job, spec.Key)
+	}
+	return args
+}
+
+// report adds t's result to the outbox if t's job is still live in this
+// session, and reports whether it did.
+func (w *Worker) report(t *task, add func(m *pb.WorkerMessage)) bool {
+	w.mu.Lock()
+	live := w.jobs[t.spec.Job] == t.job && !w.stopping
+	if live {
+		add(w.out)
+	}
+	w.mu.Unlock()
+	if live {
+		w.signal()
+	}
+	return live
+}
+
+// gather returns the values of spec's dependencies: from the store, else
+// fetched from the addresses the scheduler gave, several keys per peer in
+// one call, trying a dependency's next address when one fails. A
+// dependency that no address serves is returned in missing, with the
+// addresses that failed.
+func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string]any, missing []*pb.MissingDep) {
+	deps = make(map[string]any, len(spec.Deps))
+	var remote []*pb.Dep
+	for _, d := range spec.Deps {
+		v, ok, err := w.store.get(spec.Job, d.Key)
+		if err != nil {
+			w.log.Warn("cannot read back a spilled value", "job", spec.Job, "key", d.Key, "err", err)
+		}
+		if ok && err == nil {
+			deps[d.Key] = v
+			continue
+		}
+		remote = append(remote, d)
+	}
+	if len(remote) == 0 {
+		return deps, nil
+	}
+	failed := map[string][]string{} // dependency -> addresses that failed
+	next := map[string]int{}        // dependency -> index of its next address
+	var mu sync.Mutex
+	for len(remote) > 0 && ctx.Err() == nil {
+		// One round: each dependency's next address; one call per address.
+		tried := map[string]string{}
+		byAddr := map[string][]string{}
+		var order []string
+		for _, d := range remote {
+			for next[d.Key] < len(d.Addresses) {
+				a := d.Addresses[next[d.Key]]
+				next[d.Key]++
+				if a == w.addr {
+					// This worker's own address, but not in its store.
+					failed[d.Key] = append(failed[d.Key], a)
+					continue
+				}
+				if byAddr[a] == nil {
+					order = append(order, a)
+				}
+				byAddr[a] = append(byAddr[a], d.Key)
+				tried[d.Key] = a
+				break
+			}
+		}
+		fetchFrom := func(addr string) {
+			keys := byAddr[addr]
+			err := w.data.fetchEach(ctx, addr, spec.Job, keys, func(i int, v any, ok bool) {
+				if ok {
+					mu.Lock()
+					deps[keys[i]] = v
+					mu.Unlock()
+				}
+			})
+			if err != nil && ctx.Err() == nil {
+				w.log.Warn("fetch failed", "from", addr, "job", spec.Job, "task", spec.Key, "err", err)
+			}
+		}
+		if len(order) == 1 {
+			fetchFrom(order[0])
+		} else {
+			var wg sync.WaitGroup
+			for _, a := range order {
+				wg.Go(func() { fetchFrom(a) })
+			}
+			wg.Wait()
+		}
+		var again []*pb.Dep
+		for _, d := range remote {
+			if _, ok := deps[d.Key]; ok {
+				continue
+			}
+			if a, ok := tried[d.Key]; ok {
+				failed[d.Key] = append(failed[d.Key], a)
+			}
+			if next[d.Key] < len(d.Addresses) {
+				again = append(again, d)
+				continue
+			}
+			missing = append(missing, &pb.MissingDep{Job: spec.Job, Key: spec.Key, Dep: d.Key, Addresses: failed[d.Key]})
+		}
+		remote = again
+	}
+	return deps, missing
+}
+
+// execute runs spec's node with its dependencies' values. It returns the
+// value, or the failure to report: the op's error, a panic, an op that
+// is not registered here, or a malformed node.
+func execute(ctx context.Context, spec *pb.TaskSpec, deps map[string]any, args []any) (v any, failure *pb.Failure, argsOut []any) {
+	node, err := graph.DecodeNode(spec.Node)
+	if err != nil {
+		var uo *graph.UnknownOpError
+		if errors.As(err, &uo) {
+			return nil, &pb.Failure{Message: fmt.Sprintf("distributed: task %q: op %q is not registered on this worker", spec.Key, uo.Name)}, args
+		}
+		return nil, &pb.Failure{Message: fmt.Sprintf("distributed: task %q: %v", spec.Key, err)}, args
+	}
+	switch node.Kind {
+	case graph.KindLiteral:
+		return node.Value, nil, args
+	case graph.KindAlias:
+		v, ok := deps[string(node.Target)]
+		if !ok {
+			return nil, &pb.Failure{Message: fmt.Sprintf("distributed: alias %q: its target %q was not sent as a dependency", spec.Key, node.Target)}, args
+		}
+		return v, nil, args
+	case graph.KindTask:
+	default:
+		return nil, &pb.Failure{Message: fmt.Sprintf("distributed: task %q: node of kind %d", spec.Key, node.Kind)}, args
+	}
+	if k, ok := missingRef(node.Args, deps); !ok {
+		return nil, &pb.Failure{Message: fmt.Sprintf("distributed: task %q: its argument %q was not sent as a dependency", spec.Key, k)}, args
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			v = nil
+			failure = &pb.Failure{
+				Message:    fmt.Sprintf("panic: %v", r),
+				Panic:      true,
+				PanicValue: fmt.Sprint(r),
+				Stack:      debug.Stack(),
+			}
+		}
+		clear(args)
+		argsOut = args[:0]
+	}()
+	lookup := func(k graph.Key) any { return deps[string(k)] }
+	args, err = graph.Resolve(ctx, args, node.Args, lookup)
+	if err == nil {
+		v, err = node.Op.Run(ctx, args)
+	}
+	if err != nil {
+		f := &pb.Failure{Message: err.Error()}
+		f.Sentinel, _ = graph.ErrorName(err)
+		return nil, f, args
+	}
+	return v, nil, args
+}
+
+// missingRef returns the first key args refer to that deps lacks.
+func missingRef(args []graph.Arg, deps map[string]any) (graph.Key, bool) {
+	for i := range args {
+		a := &args[i]
+		switch a.Kind {
+		case graph.ArgRef:
+			if _, ok := deps[string(a.Ref)]; !ok {
+				return a.Ref, false
+			}
+		case graph.ArgList, graph.ArgNested:
+			if k, ok := missingRef(a.List, deps); !ok {
+				return k, false
+			}
+		}
+	}
+	return "", true
+}
