@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/tessera-go/tessera/internal/workloads"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
+	"github.com/tessera-go/tessera/sched/distributed"
 )
 
 // benchGroups maps the group names of ../shared/bench/dask_baseline.py to
@@ -43,23 +46,90 @@ type benchResult struct {
 	MedianS   float64  `json:"median_s"`
 }
 
-func schedulerNamed(name string) (sched.Scheduler, error) {
+// checkSchedulerName checks a -schedulers entry: sync, threads,
+// distributed (a local cluster of two worker processes, started once per
+// run) or distributed=HOST:PORT (a running scheduler; the token from
+// TESSERA_TOKEN, TLS from the `tessera certs` directory TESSERA_TLS_DIR).
+func checkSchedulerName(name string) error {
 	switch name {
-	case "sync", "single-threaded", "synchronous":
-		return sched.Sync{}, nil
-	case "threads", "threading", "threaded":
-		return sched.Threaded{}, nil
-	case "distributed":
-		return nil, fmt.Errorf("the distributed scheduler is not built yet (issue 5)")
+	case "sync", "single-threaded", "synchronous", "threads", "threading", "threaded", "distributed":
+		return nil
 	}
-	return nil, fmt.Errorf("unknown scheduler %q (sync, threads, distributed)", name)
+	if addr, ok := strings.CutPrefix(name, "distributed="); ok {
+		if _, _, err := net.SplitHostPort(addr); err != nil || addr == "" {
+			return fmt.Errorf("scheduler %q: want distributed=HOST:PORT", name)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown scheduler %q (sync, threads, distributed, distributed=HOST:PORT)", name)
+}
+
+// benchLabel is a scheduler's name in the results: "distributed" for
+// either form, as dask_baseline.py writes it.
+func benchLabel(name string) string {
+	if strings.HasPrefix(name, "distributed=") {
+		return "distributed"
+	}
+	return name
+}
+
+// schedPool makes the schedulers of one bench run, each once: a local
+// cluster or a connection is reused by every workload.
+type schedPool struct {
+	stderr  io.Writer
+	made    map[string]sched.Scheduler
+	closers []func() error
+}
+
+func (p *schedPool) get(ctx context.Context, name string) (sched.Scheduler, error) {
+	if s, ok := p.made[name]; ok {
+		return s, nil
+	}
+	var s sched.Scheduler
+	switch {
+	case name == "sync" || name == "single-threaded" || name == "synchronous":
+		s = sched.Sync{}
+	case name == "threads" || name == "threading" || name == "threaded":
+		s = sched.Threaded{}
+	case name == "distributed":
+		// Workers are this binary itself (main calls MaybeWorker).
+		c, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 2, Stderr: p.stderr})
+		if err != nil {
+			return nil, err
+		}
+		p.closers = append(p.closers, c.Close)
+		s = c
+	default:
+		addr := strings.TrimPrefix(name, "distributed=")
+		sec := distributed.Security{Token: os.Getenv("TESSERA_TOKEN")}
+		if dir := os.Getenv("TESSERA_TLS_DIR"); dir != "" {
+			sec = distributed.CertSecurity(dir, sec.Token)
+		}
+		c, err := distributed.Connect(ctx, addr, distributed.ClientOptions{Security: sec, Name: "tessera bench"})
+		if err != nil {
+			return nil, err
+		}
+		p.closers = append(p.closers, c.Close)
+		s = c
+	}
+	if p.made == nil {
+		p.made = map[string]sched.Scheduler{}
+	}
+	p.made[name] = s
+	return s, nil
+}
+
+func (p *schedPool) close() {
+	for _, f := range p.closers {
+		f()
+	}
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tessera bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON line per workload and scheduler (the fields of dask_baseline.py)")
-	scheds := fs.String("schedulers", "sync,threads", "comma-separated schedulers: sync, threads, distributed")
+	scheds := fs.String("schedulers", "sync,threads", "comma-separated schedulers: sync, threads, distributed (a local cluster of 2 worker processes), distributed=HOST:PORT (a running scheduler; token from TESSERA_TOKEN, TLS from the `tessera certs` directory TESSERA_TLS_DIR)")
 	reps := fs.Int("reps", 3, "repetitions; seconds is the best, median_s the median")
 	noCheck := fs.Bool("nocheck", false, "skip checking results against each workload's formula")
 	fs.Usage = func() {
@@ -104,12 +174,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
-		if _, err := schedulerNamed(s); err != nil {
+		if err := checkSchedulerName(s); err != nil {
 			fmt.Fprintf(stderr, "tessera bench: %v\n", err)
 			return 2
 		}
 		ss = append(ss, s)
 	}
+	pool := &schedPool{stderr: stderr}
+	defer pool.close()
 	enc := json.NewEncoder(stdout)
 	for _, w := range ws {
 		wss := ss
@@ -122,7 +194,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			if w.BuildOnly {
 				r, err = benchBuild(w, *reps)
 			} else {
-				r, err = benchOne(ctx, w, s, *reps, !*noCheck)
+				r, err = benchOne(ctx, pool, w, s, *reps, !*noCheck)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "tessera bench: %s on %s: %v\n", w.BenchName, s, err)
@@ -150,8 +222,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // benchOne times w on the named scheduler: each repetition builds a fresh
 // graph (untimed, as in dask_baseline.py), then times what Compute does:
 // optimize and run.
-func benchOne(ctx context.Context, w *workloads.Workload, schedName string, reps int, check bool) (*benchResult, error) {
-	s, err := schedulerNamed(schedName)
+func benchOne(ctx context.Context, pool *schedPool, w *workloads.Workload, schedName string, reps int, check bool) (*benchResult, error) {
+	s, err := pool.get(ctx, schedName)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +250,7 @@ func benchOne(ctx context.Context, w *workloads.Workload, schedName string, reps
 		times = append(times, secs)
 	}
 	sort.Float64s(times)
-	r := &benchResult{Workload: w.BenchName, Scheduler: schedName, Seconds: times[0], Reps: reps, MedianS: median(times), Tasks: w.Tasks}
+	r := &benchResult{Workload: w.BenchName, Scheduler: benchLabel(schedName), Seconds: times[0], Reps: reps, MedianS: median(times), Tasks: w.Tasks}
 	r.BuildS = &build
 	if w.Tasks > 0 {
 		us := 1e6 * r.Seconds / float64(w.Tasks)

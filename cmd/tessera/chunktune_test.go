@@ -8,12 +8,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tessera-go/tessera/sched/distributed"
 )
 
 // TestMain lets the test binary stand in for tessera when chunktune
-// re-executes itself: a child gets childEnv set and runs run() on its
-// arguments instead of the tests.
+// re-executes itself (a child gets childEnv set and runs run() on its
+// arguments instead of the tests) and when a local cluster starts
+// workers.
 func TestMain(m *testing.M) {
+	// The workers of the local clusters that bench -schedulers
+	// distributed starts are this test binary, as they are tessera.
+	distributed.MaybeWorker()
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}

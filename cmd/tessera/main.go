@@ -1,10 +1,17 @@
 // Command tessera is tessera's main CLI.
 //
 //	tessera demo [-out DIR]                 run the seed tutorial's examples
-//	tessera bench [-json] [-schedulers sync,threads] [-reps N] [WORKLOAD|GROUP ...]
+//	tessera bench [-json] [-schedulers sync,threads,distributed] [-reps N] [WORKLOAD|GROUP ...]
 //	tessera chunktune [-workload W] [-chunks 500,200,100,50] [-schedulers sync,threads] [-reps N] [-plot FILE.png]
+//	tessera scheduler [-address :8786] [-status :8787] [TLS flags] [-token-file F]
+//	tessera worker -scheduler HOST:8786 [-listen :0] [-advertise HOST:PORT] [-name N] [-threads N]
+//	    [-resources GPU=1,MEM=2] [-memory-limit 4GiB] [-spill-dir D] [TLS flags] [-token-file F]
+//	tessera certs -dir D [-hosts h1,10.0.0.2] [-days 365]
 //
-// Later issues add worker and scheduler.
+// TLS flags are -tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera];
+// the token comes from -token-file or the TESSERA_TOKEN environment
+// variable. The tessera binary also serves as the worker processes of the
+// local cluster that `bench -schedulers distributed` starts.
 package main
 
 import (
@@ -13,10 +20,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
+
+	"github.com/tessera-go/tessera/sched/distributed"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// First: a worker of a local cluster runs here and exits.
+	distributed.MaybeWorker()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -28,6 +40,9 @@ commands:
   demo    run the seed tutorial's delayed examples and draw their task graph
   bench   time built-in workloads on the schedulers, one JSON line each
   chunktune  time an array workload over chunk sizes and schedulers, plot, recommend
+  scheduler  run a distributed scheduler
+  worker  run a distributed worker
+  certs   write a self-signed CA and certificate for a cluster's mutual TLS
   help    print this text
 
 Run "tessera <command> -h" for a command's flags.
@@ -47,6 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "chunktune":
 		return runChunktune(ctx, args[1:], stdout, stderr)
+	case "scheduler":
+		return runScheduler(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return runWorker(ctx, args[1:], stdout, stderr)
+	case "certs":
+		return runCerts(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

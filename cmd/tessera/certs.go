@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tessera-go/tessera/sched/distributed"
+)
+
+// runCerts is `tessera certs`: a self-signed CA and one certificate that
+// every process of a cluster presents (distributed.GenerateCerts).
+func runCerts(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tessera certs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "`directory` to write ca.pem, ca-key.pem, node.pem and node-key.pem into (required)")
+	hosts := fs.String("hosts", "", "comma-separated host names and IP addresses the certificate names, besides tessera, localhost, 127.0.0.1 and ::1")
+	days := fs.Int("days", 365, "validity in days")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: tessera certs -dir D [-hosts h1,10.0.0.2] [-days 365]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "tessera certs: unexpected arguments %q\n", fs.Args())
+		return 2
+	case *dir == "":
+		fmt.Fprintln(stderr, "tessera certs: -dir is required")
+		return 2
+	case *days < 1:
+		fmt.Fprintf(stderr, "tessera certs: -days %d: want at least 1\n", *days)
+		return 2
+	}
+	var hs []string
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hs = append(hs, h)
+		}
+	}
+	if err := distributed.GenerateCerts(*dir, hs, time.Duration(*days)*24*time.Hour); err != nil {
+		fmt.Fprintf(stderr, "tessera certs: %v\n", err)
+		return 1
+	}
+	sec := distributed.CertSecurity(*dir, "")
+	fmt.Fprintf(stdout, "wrote ca.pem, ca-key.pem, node.pem and node-key.pem to %s\n", *dir)
+	fmt.Fprintf(stdout, "copy ca.pem, node.pem and node-key.pem to every machine of the cluster (keep ca-key.pem to yourself),\nand give tessera scheduler and tessera worker these flags:\n")
+	fmt.Fprintf(stdout, "  -tls-ca %s -tls-cert %s -tls-key %s -tls-server-name %s\n", sec.CAFile, sec.CertFile, sec.KeyFile, sec.ServerName)
+	fmt.Fprintf(stdout, "(a client: TESSERA_TLS_DIR=%s, or distributed.CertSecurity(dir, token))\n", filepath.Clean(*dir))
+	return 0
+}

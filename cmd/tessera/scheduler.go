@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/tessera-go/tessera/sched/distributed"
+)
+
+// runScheduler is `tessera scheduler`: a standalone scheduler, serving
+// until ctx is done (SIGINT or SIGTERM). It needs no op registered: tasks
+// pass through it as bytes.
+func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tessera scheduler", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	opts := distributed.SchedulerFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: tessera scheduler [-address :8786] [-status :8787] [-tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera]] [-token-file F]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tessera scheduler: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	o, err := opts()
+	if err != nil {
+		fmt.Fprintf(stderr, "tessera scheduler: %v\n", err)
+		return 2
+	}
+	o.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := distributed.NewServer(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "tessera scheduler: %v\n", err)
+		return 1
+	}
+	status := "none"
+	if a := srv.StatusAddr(); a != "" {
+		status = "http://" + a + "/status"
+	}
+	fmt.Fprintf(stdout, "tessera scheduler: workers and clients connect to %s; status %s\n", srv.Addr(), status)
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		fmt.Fprintf(stderr, "tessera scheduler: %v\n", err)
+		return 1
+	}
+	return 0
+}
