@@ -6,9 +6,15 @@ import (
 )
 
 // TestMain lets the test binary serve as the worker processes of the
-// clusters the tests start: a test binary started by StartCluster runs a
-// worker in MaybeWorker and exits there.
+// clusters the tests start: a test binary started by StartCluster (or with
+// the tessera-worker argument) runs a worker in MaybeWorker and exits
+// there. TestStartClusterGuard sets envNoMaybeWorker to start it as a
+// binary that forgot to.
 func TestMain(m *testing.M) {
-	MaybeWorker()
+	if os.Getenv(envNoMaybeWorker) == "" {
+		MaybeWorker()
+	}
 	os.Exit(m.Run())
 }
+
+const envNoMaybeWorker = "DISTRIBUTED_TEST_NO_MAYBEWORKER"
