@@ -71,6 +71,21 @@ func (e *MissingDataError) Error() string {
 	return fmt.Sprintf("distributed: worker %s does not hold %q", e.Address, e.Key)
 }
 
+// valueCodecError reports a value that its worker holds but could not
+// encode, or that this process could not decode (its type is not
+// registered here): fetching it again, from anywhere, fails the same way,
+// so a task that needs it fails instead of asking for it again.
+type valueCodecError struct {
+	Address, Key string
+	Err          error
+}
+
+func (e *valueCodecError) Error() string {
+	return fmt.Sprintf("value %q from %s cannot be sent: %v", e.Key, e.Address, e.Err)
+}
+
+func (e *valueCodecError) Unwrap() error { return e.Err }
+
 // valueSource is what a data server serves: the values of a worker's store.
 type valueSource interface {
 	// appendEncoded appends the encoded bytes of job's value of key to dst.
@@ -354,7 +369,8 @@ func (d *dataClient) conn(addr string) (*grpc.ClientConn, error) {
 // fetch returns the values of keys of job held by the worker at addr, in
 // order. A key the worker lacks is a *MissingDataError; a dial or stream
 // failure is an error that wraps it (and ErrUnauthenticated when the
-// worker refused this process).
+// worker refused this process); a value that the worker cannot encode or
+// this process cannot decode is an error that names its key.
 func (d *dataClient) fetch(ctx context.Context, addr string, job uint64, keys []string) ([]any, error) {
 	vals := make([]any, len(keys))
 	var missing error
@@ -400,6 +416,10 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 		if err == io.EOF {
 			err = fmt.Errorf("stream ended after %d of %d values", i, len(keys))
 		}
+		if st, ok := status.FromError(err); ok && st.Code() == codes.FailedPrecondition {
+			// The worker holds keys[i] but cannot encode it.
+			return fail(&valueCodecError{Address: addr, Key: key, Err: errors.New(st.Message())})
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -433,7 +453,7 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 		}
 		v, err := graph.Unmarshal(b)
 		if err != nil {
-			return fail(fmt.Errorf("value %q: %w", key, err))
+			return fail(&valueCodecError{Address: addr, Key: key, Err: err})
 		}
 		got(i, v, true)
 	}

@@ -141,9 +141,10 @@ func TestFetchRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("unencodable", func(t *testing.T) {
-		_, err := d.fetch(ctx, addr, srcJob, []string{"bad"})
-		if err == nil || !strings.Contains(err.Error(), `"bad"`) || !strings.Contains(err.Error(), addr) {
-			t.Fatalf("got %v, want an error naming the key and the address", err)
+		_, err := d.fetch(ctx, addr, srcJob, []string{"int", "bad"})
+		var ce *valueCodecError
+		if !errors.As(err, &ce) || ce.Key != "bad" || !strings.Contains(err.Error(), `"bad"`) || !strings.Contains(err.Error(), addr) {
+			t.Fatalf("got %v, want a *valueCodecError naming the key and the address", err)
 		}
 	})
 }

@@ -272,7 +272,7 @@ func (w *Worker) runTask(t *task, args []any) []any {
 		return args
 	}
 	start := time.Now()
-	deps, missing := w.gather(ctx, spec)
+	deps, missing, failure := w.gather(ctx, spec)
 	if ctx.Err() != nil {
 		return args
 	}
@@ -280,7 +280,10 @@ func (w *Worker) runTask(t *task, args []any) []any {
 		w.report(t, func(m *pb.WorkerMessage) { m.Missing = append(m.Missing, missing...) })
 		return args
 	}
-	v, failure, args := execute(ctx, spec, deps, args)
+	var v any
+	if failure == nil {
+		v, failure, args = execute(ctx, spec, deps, args)
+	}
 	stop := time.Now()
 	if ctx.Err() != nil {
 		return args
@@ -324,7 +327,10 @@ func (w *Worker) report(t *task, add func(m *pb.WorkerMessage)) bool {
 // one call, trying a dependency's next address when one fails. A
 // dependency that no address serves is returned in missing, with the
 // addresses that failed.
-func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string]any, missing []*pb.MissingDep) {
+//
+// A dependency that its holder cannot encode, or this worker cannot
+// decode, is the task's failure instead: asking again would fail again.
+func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string]any, missing []*pb.MissingDep, failure *pb.Failure) {
 	deps = make(map[string]any, len(spec.Deps))
 	var remote []*pb.Dep
 	for _, d := range spec.Deps {
@@ -339,7 +345,7 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 		remote = append(remote, d)
 	}
 	if len(remote) == 0 {
-		return deps, nil
+		return deps, nil, nil
 	}
 	failed := map[string][]string{} // dependency -> addresses that failed
 	next := map[string]int{}        // dependency -> index of its next address
@@ -375,7 +381,14 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 					mu.Unlock()
 				}
 			})
-			if err != nil && ctx.Err() == nil {
+			var ce *valueCodecError
+			if errors.As(err, &ce) {
+				mu.Lock()
+				if failure == nil {
+					failure = &pb.Failure{Message: fmt.Sprintf("distributed: task %q: its dependency %v", spec.Key, ce)}
+				}
+				mu.Unlock()
+			} else if err != nil && ctx.Err() == nil {
 				w.log.Warn("fetch failed", "from", addr, "job", spec.Job, "task", spec.Key, "err", err)
 			}
 		}
@@ -387,6 +400,9 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 				wg.Go(func() { fetchFrom(a) })
 			}
 			wg.Wait()
+		}
+		if failure != nil {
+			return nil, nil, failure
 		}
 		var again []*pb.Dep
 		for _, d := range remote {
@@ -404,7 +420,7 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 		}
 		remote = again
 	}
-	return deps, missing
+	return deps, missing, nil
 }
 
 // execute runs spec's node with its dependencies' values. It returns the

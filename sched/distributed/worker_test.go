@@ -398,9 +398,15 @@ var bytesOp graph.Op = &graph.FuncOp{OpName: "distributed_test.bytes", Fn: func(
 	return bytes.Repeat([]byte{byte(args[1].(int))}, args[0].(int)), nil
 }}
 
+// opaqueOp returns a value that the codec cannot encode.
+var opaqueOp graph.Op = &graph.FuncOp{OpName: "distributed_test.opaque", Fn: func(context.Context, []any) (any, error) {
+	return unencodable{1}, nil
+}}
+
 func init() {
 	graph.Register(gaugeOp)
 	graph.Register(bytesOp)
+	graph.Register(opaqueOp)
 }
 
 func TestWorkerPriorityAndSteal(t *testing.T) {
@@ -535,6 +541,14 @@ func TestWorkerPeers(t *testing.T) {
 	}
 	if want := map[string][]string{"nope": {w1.DataAddr(), dead}, "nope2": {w2.DataAddr()}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("missing %v, want %v", got, want)
+	}
+
+	// A dependency that cannot be sent fails the task: asking the
+	// scheduler for it again would not help.
+	c1.run(taskSpec(t, "opaque", graph.Task(opaqueOp), nil))
+	r = c2.run(taskSpec(t, "o", graph.Task(schedtest.Tuple, graph.Ref("opaque")), map[string][]string{"opaque": {w1.DataAddr()}}))
+	if f := r.failed["o"]; f == nil || !strings.Contains(f.Failure.Message, `"opaque"`) || !strings.Contains(f.Failure.Message, "cannot be sent") {
+		t.Fatalf("results %+v, want o failed naming its dependency", r)
 	}
 	c2.waitHeartbeat(func(h *pb.Heartbeat) bool { return h.Executing == 0 && h.Queued == 0 })
 }
