@@ -307,7 +307,7 @@ func serveData(lis net.Listener, sec Security, log *slog.Logger, src valueSource
 	return srv, nil
 }
 
-// dialOptions are the gRPC dial options of data-plane connections: sec's,
+// dataDialOptions are the gRPC dial options of data-plane connections: sec's,
 // large messages and windows, and a quick reconnect, since a worker that
 // is back should serve again at once.
 func dataDialOptions(sec Security) ([]grpc.DialOption, error) {
@@ -321,6 +321,9 @@ func dataDialOptions(sec Security) ([]grpc.DialOption, error) {
 		grpc.WithInitialConnWindowSize(windowSize),
 		grpc.WithReadBufferSize(ioBufferSize),
 		grpc.WithWriteBufferSize(ioBufferSize),
+		// A peer that died is redialed with backoff while its connection
+		// is in use; idle for this long, the connection stops trying.
+		grpc.WithIdleTimeout(30*time.Second),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 			MinConnectTimeout: 5 * time.Second,

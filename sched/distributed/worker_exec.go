@@ -106,10 +106,9 @@ func (w *Worker) handle(m *pb.SchedulerMessage) {
 }
 
 // enqueueLocked queues spec and reports whether a runner should look. A
-// task already queued or running here is not queued again; one whose
-// value is already here is done at once; one that needs more of a
-// resource than this worker offers fails at once, instead of waiting for
-// ever.
+// task already queued or running here is not queued again; one that needs
+// more of a resource than this worker offers fails at once, instead of
+// waiting for ever.
 func (w *Worker) enqueueLocked(spec *pb.TaskSpec) bool {
 	id := taskID{spec.Job, spec.Key}
 	if w.gone[spec.Job] || w.tasks[id] != nil {
