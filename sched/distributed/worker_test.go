@@ -398,6 +398,21 @@ var bytesOp graph.Op = &graph.FuncOp{OpName: "distributed_test.bytes", Fn: func(
 	return bytes.Repeat([]byte{byte(args[1].(int))}, args[0].(int)), nil
 }}
 
+// byteSumOp returns the sum of the bytes of its []byte arguments.
+var byteSumOp graph.Op = &graph.FuncOp{OpName: "distributed_test.bytesum", Fn: func(_ context.Context, args []any) (any, error) {
+	s := 0
+	for _, a := range args {
+		b, ok := a.([]byte)
+		if !ok {
+			return nil, fmt.Errorf("bytesum: argument of type %T", a)
+		}
+		for _, x := range b {
+			s += int(x)
+		}
+	}
+	return s, nil
+}}
+
 // opaqueOp returns a value that the codec cannot encode.
 var opaqueOp graph.Op = &graph.FuncOp{OpName: "distributed_test.opaque", Fn: func(context.Context, []any) (any, error) {
 	return unencodable{1}, nil
@@ -407,6 +422,7 @@ func init() {
 	graph.Register(gaugeOp)
 	graph.Register(bytesOp)
 	graph.Register(opaqueOp)
+	graph.Register(byteSumOp)
 }
 
 func TestWorkerPriorityAndSteal(t *testing.T) {
@@ -689,4 +705,54 @@ func readDirNames(dir string) ([]string, error) {
 		names = append(names, e.Name())
 	}
 	return names, err
+}
+
+// TestWorkerSpillEndToEnd runs, on a scheduler and two workers whose
+// memory limits are far below the graph's data, a sum over 64 blocks of
+// 20 kB: the blocks spill while they pile up, come back for the sum, and
+// the result is the formula's.
+//
+//	b0 .. b63   (20 kB each, 1.28 MB in all; limit 200 kB per worker)
+//	 \  |  /
+//	   sum
+func TestWorkerSpillEndToEnd(t *testing.T) {
+	c, err := StartCluster(context.Background(), ClusterOptions{Workers: 2, ThreadsPerWorker: 1, InProcess: true, MemoryLimit: 200000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n, size = 64, 20000
+	g := graph.New(n + 1)
+	var args []graph.Arg
+	want := 0
+	for i := range n {
+		k := graph.Key(fmt.Sprint("b", i))
+		if err := g.Set(k, graph.Task(bytesOp, graph.Lit(size), graph.Lit(i))); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, graph.Ref(k))
+		want += size * i
+	}
+	if err := g.Set("sum", graph.Task(byteSumOp, args...)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get(context.Background(), g, []graph.Key{"sum"})
+	if err != nil || got[0] != want {
+		t.Fatalf("sum = %v, %v; want %d", got, err, want)
+	}
+	deadline := time.Now().Add(hangGuard)
+	for {
+		var spills, unspills int64
+		for _, w := range c.Server().Status().Workers {
+			spills += w.SpillCount
+			unspills += w.UnspillCount
+		}
+		if spills > 0 && unspills > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status shows %d spills, %d unspills; want some of each", spills, unspills)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
