@@ -13,21 +13,51 @@ import (
 // uvarint lengths, then raw little-endian C-order bytes. A constant block
 // of Ones costs one element on the wire, however large its shape.
 func init() {
-	graph.RegisterType[*nd.Array]("nd.Array", encodeND, decodeND)
+	graph.RegisterTypeAppend[*nd.Array]("nd.Array", sizeND, appendND, decodeND)
 }
 
-func encodeND(a *nd.Array) ([]byte, error) {
+func ndConstant(a *nd.Array) bool {
+	if a.Size() <= 1 {
+		return false
+	}
+	for _, st := range a.Strides() {
+		if st != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sizeND is the exact length of appendND's payload.
+func sizeND(a *nd.Array) (int, error) {
+	if a == nil {
+		return 0, fmt.Errorf("chunkarray: encode nil nd.Array")
+	}
+	n := 2 + uvarintLen(uint64(a.NDim()))
+	for _, s := range a.Shape() {
+		n += uvarintLen(uint64(s))
+	}
+	if ndConstant(a) {
+		return n + a.DType().Size(), nil
+	}
+	return n + a.Nbytes(), nil
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+func appendND(b []byte, a *nd.Array) ([]byte, error) {
 	if a == nil {
 		return nil, fmt.Errorf("chunkarray: encode nil nd.Array")
 	}
-	b := make([]byte, 0, 16+a.Nbytes())
 	b = append(b, byte(a.DType()))
-	constant := a.Size() > 1
-	for _, s := range a.Strides() {
-		if s != 0 {
-			constant = false
-		}
-	}
+	constant := ndConstant(a)
 	if constant {
 		b = append(b, 1)
 	} else {

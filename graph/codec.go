@@ -49,6 +49,10 @@ type TypeCodec struct {
 	Type   reflect.Type
 	Encode func(v any) ([]byte, error)
 	Decode func(b []byte) (any, error)
+	// Size and Append, when set (RegisterTypeAppend), encode straight into
+	// the destination: Size says how many payload bytes Append will add.
+	Size   func(v any) (int, error)
+	Append func(dst []byte, v any) ([]byte, error)
 }
 
 var typeRegistry = struct {
@@ -84,6 +88,26 @@ func RegisterType[T any](name string, enc func(T) ([]byte, error), dec func([]by
 	}
 	typeRegistry.byName[name] = c
 	typeRegistry.byType[t] = c
+}
+
+// RegisterTypeAppend is RegisterType for large values (n-d arrays): size
+// returns the exact payload length and appendEnc appends the payload to
+// dst, so that EncodeValue writes a value once, straight into its
+// destination, with no intermediate payload. The decoder, as for every
+// registered type, must not keep b: callers reuse their buffers.
+func RegisterTypeAppend[T any](name string, size func(T) (int, error), appendEnc func(dst []byte, v T) ([]byte, error), dec func([]byte) (T, error)) {
+	RegisterType[T](name, func(v T) ([]byte, error) { return appendEnc(nil, v) }, dec)
+	typeRegistry.Lock()
+	defer typeRegistry.Unlock()
+	c := typeRegistry.byName[name]
+	c.Size = func(v any) (int, error) {
+		x, ok := v.(T)
+		if !ok {
+			return 0, fmt.Errorf("graph: codec %s: got %T", name, v)
+		}
+		return size(x)
+	}
+	c.Append = func(dst []byte, v any) ([]byte, error) { return appendEnc(dst, v.(T)) }
 }
 
 // CodecError reports a value that cannot be encoded or bytes that cannot be
@@ -229,6 +253,22 @@ func encodeValue(b []byte, v any, depth int) ([]byte, error) {
 	typeRegistry.RUnlock()
 	if c == nil {
 		return nil, &CodecError{Op: "encode", Msg: fmt.Sprintf("type %T", v), Err: ErrUnregisteredType}
+	}
+	if c.Append != nil {
+		n, err := c.Size(v)
+		if err != nil {
+			return nil, &CodecError{Op: "encode", Msg: c.Name, Err: err}
+		}
+		b = str(tagRegistered, c.Name)
+		b = binary.AppendUvarint(b, uint64(n))
+		start := len(b)
+		if b, err = c.Append(b, v); err != nil {
+			return nil, &CodecError{Op: "encode", Msg: c.Name, Err: err}
+		}
+		if got := len(b) - start; got != n {
+			return nil, &CodecError{Op: "encode", Msg: fmt.Sprintf("%s: payload of %d bytes, size said %d", c.Name, got, n)}
+		}
+		return b, nil
 	}
 	payload, err := c.Encode(v)
 	if err != nil {
