@@ -424,6 +424,7 @@ func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 // startJob validates j's graph and places its ready tasks.
 func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.run = true
+	j.jout() // the first event carries the job's id, even before any task finishes
 	j.name = run.Name
 	j.events = run.Events
 	j.retries = max(run.Retries, 0)
