@@ -18,8 +18,9 @@ import (
 // size still pull their consumers), ties to the one with the fewest
 // processing tasks per thread, then to the lower id.
 //
-// Root tasks (no dependencies) go only to workers with fewer than
-// ceil(threads × WorkerSaturation) processing tasks; otherwise they wait
+// Root tasks (no dependencies) go only to workers with fewer processing
+// tasks than rootCap (Dask's ceil(threads × WorkerSaturation), plus a
+// budget of about 32 MiB of the job's root values); otherwise they wait
 // in a root queue on the scheduler (one per resource signature, ordered
 // by job then priority) and go out as workers finish tasks. Non-root
 // tasks are never held back: they consume values, so running them frees
@@ -74,8 +75,21 @@ func lessLoaded(a, b *srvWorker) bool {
 	return len(a.proc)*b.threads < len(b.proc)*a.threads
 }
 
-func (s *Server) rootCap(w *srvWorker) int {
-	return int(math.Ceil(float64(w.threads) * s.opts.WorkerSaturation))
+// rootCap is how many processing tasks w may have and still be given a
+// root task of j: ceil(threads × WorkerSaturation), Dask's bound, plus
+// min(1024, 32 MiB / the mean size of j's finished root values, at least
+// 64 bytes). The second term lets tiny roots go out in batches of hundreds
+// (at Dask's bound alone every finished task is a round trip that carries
+// one new task, and per-task cost triples) while the memory queued roots
+// can hold stays near 32 MiB per worker; until one of j's roots has
+// finished, only the first term applies.
+func (s *Server) rootCap(w *srvWorker, j *srvJob) int {
+	c := int(math.Ceil(float64(w.threads) * s.opts.WorkerSaturation))
+	if j.rootsDone > 0 {
+		mean := max(j.rootBytes/j.rootsDone, 64)
+		c += int(min(1024, (32<<20)/mean))
+	}
+	return c
 }
 
 func (s *Server) placeRoot(j *srvJob, t int32) {
@@ -87,7 +101,7 @@ func (s *Server) placeRoot(j *srvJob, t int32) {
 			continue
 		}
 		eligible = true
-		if len(w.proc) >= s.rootCap(w) {
+		if len(w.proc) >= s.rootCap(w, j) {
 			continue
 		}
 		if best == nil || lessLoaded(w, best) {
@@ -180,8 +194,7 @@ func (s *Server) refill() {
 }
 
 func (s *Server) fillRoots(w *srvWorker) {
-	limit := s.rootCap(w)
-	for len(w.proc) < limit {
+	for {
 		var best *rootQueue
 		for _, q := range s.rootQs {
 			if !covers(w.reg.Resources, q.res) || !q.clean() {
@@ -191,7 +204,7 @@ func (s *Server) fillRoots(w *srvWorker) {
 				best = q
 			}
 		}
-		if best == nil {
+		if best == nil || len(w.proc) >= s.rootCap(w, best.h[0].j) {
 			return
 		}
 		r := best.pop()

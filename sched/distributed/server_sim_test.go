@@ -60,8 +60,8 @@ func (d *simData) ranOn(key string) []string {
 }
 
 // tnode is a task of a test graph; op is its node bytes: "" (the sum
-// formula), "big" (the same, reported as 1 MiB), "fail:N" (fails its
-// first N runs).
+// formula), "big" (the same, reported as 1 MiB), "size:N" (reported as N
+// bytes), "fail:N" (fails its first N runs).
 type tnode struct {
 	key  string
 	deps []int32
@@ -285,6 +285,9 @@ func (w *fakeWorker) run(c *pb.TaskSpec, reply *pb.WorkerMessage) {
 	nbytes := int64(8)
 	if op == "big" {
 		nbytes = 1 << 20
+	}
+	if n, ok := strings.CutPrefix(op, "size:"); ok {
+		nbytes, _ = strconv.ParseInt(n, 10, 64)
 	}
 	reply.Done = append(reply.Done, &pb.TaskDone{Job: c.Job, Key: c.Key, Nbytes: nbytes})
 }

@@ -133,6 +133,8 @@ type srvJob struct {
 	suspicious []uint8
 	noWorker   []noWorkerEntry
 	seen       []bool // worker ids whose WorkerInfo the client has
+	rootsDone  int64  // root tasks finished, and the bytes of their values (rootCap)
+	rootBytes  int64
 
 	out   *pb.ClientEvent // pending, sent by the job's sender
 	final bool            // out holds the job's error: the sender stops after it
@@ -563,6 +565,10 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	j.state[t] = tsMemory
 	j.who[t] = holders{first: w.id}
 	j.nbytes[t] = d.Nbytes
+	if len(j.deps(t)) == 0 {
+		j.rootsDone++
+		j.rootBytes += max(d.Nbytes, 64)
+	}
 	if int(w.id) >= len(j.seen) {
 		j.seen = append(j.seen, make([]bool, int(w.id)+1-len(j.seen))...)
 	}

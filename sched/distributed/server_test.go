@@ -119,30 +119,31 @@ func TestServerLocality(t *testing.T) {
 }
 
 // Root throttling: a worker that finishes nothing is sent at most
-// ceil(threads × saturation) root tasks; the rest wait on the scheduler
-// and go out one per finished task.
+// ceil(threads × saturation) root tasks; the rest wait on the scheduler.
+// Once a root has finished, the budget grows by 32 MiB / its size: here
+// 8 MiB roots, so by 4 (3 + 4 = 7 processing at most).
 func TestServerRootThrottle(t *testing.T) {
 	s := newTestServer(t, SchedulerOptions{WorkerSaturation: 1.5})
 	sim := newSim()
 	w := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", threads: 2, hold: func(*pb.TaskSpec) bool { return true }})
 	var nodes []tnode
-	for i := range 10 {
-		nodes = append(nodes, tnode{key: "root-" + string(rune('a'+i)), prio: int64(10 - i)})
+	for i := range 12 {
+		nodes = append(nodes, tnode{key: "root-" + string(rune('a'+i)), prio: int64(12 - i), op: "size:8388608"})
 	}
 	defs := tdefs(nodes)
-	outs := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	outs := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
-	eventually(t, "7 roots queued on the scheduler", func() bool { return jobStates(s)["queued"] == 7 })
+	eventually(t, "9 roots queued on the scheduler", func() bool { return jobStates(s)["queued"] == 9 })
 	rec, _, _, _, _ := w.snapshot()
-	// Lowest priority values first: root-j (1), root-i (2), root-h (3).
-	if want := []string{"root-j", "root-i", "root-h"}; !slices.Equal(rec, want) {
+	// Lowest priority values first: root-l (1), root-k (2), root-j (3).
+	if want := []string{"root-l", "root-k", "root-j"}; !slices.Equal(rec, want) {
 		t.Fatalf("worker received %v, want %v", rec, want)
 	}
-	w.release(func(c *pb.TaskSpec) bool { return c.Key == "root-i" })
-	eventually(t, "one more root", func() bool { r, _, _, _, _ := w.snapshot(); return len(r) == 4 })
-	eventually(t, "6 queued", func() bool { return jobStates(s)["queued"] == 6 })
-	if rec, _, _, _, _ := w.snapshot(); rec[3] != "root-g" {
-		t.Errorf("fourth root sent %q, want root-g", rec[3])
+	w.release(func(c *pb.TaskSpec) bool { return c.Key == "root-k" })
+	eventually(t, "5 more roots", func() bool { r, _, _, _, _ := w.snapshot(); return len(r) == 8 })
+	eventually(t, "4 queued", func() bool { return jobStates(s)["queued"] == 4 })
+	if rec, _, _, _, _ := w.snapshot(); !slices.Equal(rec[3:], []string{"root-i", "root-h", "root-g", "root-f", "root-e"}) {
+		t.Errorf("roots sent after the first finished: %v, want root-i to root-e", rec[3:])
 	}
 	for !c.outputsReady(outs) {
 		w.release(nil)
