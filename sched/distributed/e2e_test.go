@@ -221,7 +221,11 @@ func TestWorkerJoins(t *testing.T) {
 		errc <- err
 	}()
 	for c.Server().Status().Totals.Processing == 0 {
-		time.Sleep(2 * time.Millisecond)
+		select {
+		case err := <-errc:
+			t.Fatalf("finished before a worker could join: %v %v", got, err)
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
 	p, err := c.AddWorker(context.Background(), nil)
 	if err != nil {
