@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"os"
@@ -93,7 +94,11 @@ func (p *schedPool) get(ctx context.Context, name string) (sched.Scheduler, erro
 		s = sched.Threaded{}
 	case name == "distributed":
 		// Workers are this binary itself (main calls MaybeWorker).
-		c, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 2, Stderr: p.stderr})
+		// The scheduler logs warnings only: workers joining would
+		// interleave with the results.
+		log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		c, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 2, Stderr: p.stderr,
+			Scheduler: distributed.SchedulerOptions{Logger: log}})
 		if err != nil {
 			return nil, err
 		}

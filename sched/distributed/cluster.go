@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -492,6 +493,9 @@ func MaybeWorker() {
 			fmt.Fprintf(os.Stderr, "tessera worker: %v\n", err)
 			os.Exit(2)
 		}
+		// The scheduler, in the parent, logs workers joining; a
+		// cluster's workers speak up only about trouble.
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		opts = o
 	default:
 		return
