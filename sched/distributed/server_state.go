@@ -186,6 +186,14 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 		wake:     make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
+	// A live worker at the same data address is a previous session of
+	// this one (it lost its connection and came back before the break
+	// was noticed): the new session supersedes it.
+	for _, old := range slices.Clone(s.live) {
+		if old.reg.DataAddress == reg.DataAddress {
+			s.lose(old, "registered again as a new session")
+		}
+	}
 	s.byID = append(s.byID, w)
 	s.live = append(s.live, w)
 	s.score = append(s.score, 0)
@@ -277,6 +285,16 @@ func (s *Server) lose(w *srvWorker, why string) {
 		}
 		s.requeue(j, t)
 	}
+	// Root tasks held for workers of which none is left have no worker.
+	for _, q := range s.rootQs {
+		if len(q.h) == 0 || slices.ContainsFunc(s.live, func(x *srvWorker) bool { return covers(x.reg.Resources, q.res) }) {
+			continue
+		}
+		for q.clean() {
+			r := q.pop()
+			s.parkNoWorker(r.j, r.i)
+		}
+	}
 	s.refill()
 	s.balance()
 }
@@ -296,8 +314,9 @@ func (s *Server) checkTimeouts(now time.Time) {
 		}
 	}
 	for _, j := range s.sortedJobs() {
+		j.noWorker = slices.DeleteFunc(j.noWorker, func(e noWorkerEntry) bool { return j.state[e.i] != tsNoWorker })
 		for _, e := range j.noWorker {
-			if j.state[e.i] != tsNoWorker || now.Sub(e.since) <= s.opts.WorkerTimeout {
+			if now.Sub(e.since) <= s.opts.WorkerTimeout {
 				continue
 			}
 			var msg string

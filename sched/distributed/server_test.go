@@ -457,3 +457,43 @@ func TestServerClose(t *testing.T) {
 	}
 	<-w.ended
 }
+
+// A worker that stops sending (no heartbeat) is lost after WorkerTimeout,
+// and its task runs on another worker.
+func TestServerSilentWorker(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{WorkerTimeout: 300 * time.Millisecond})
+	sim := newSim()
+	mute := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "mute", hold: func(*pb.TaskSpec) bool { return true }})
+	defs := tdefs([]tnode{{key: "x"}})
+	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: []int32{0}})
+	eventually(t, "x on mute", func() bool { _, _, _, _, h := mute.snapshot(); return h == 1 })
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "chatty", heartbeat: 20 * time.Millisecond})
+	eventually(t, "output", func() bool { return c.outputsReady([]int32{0}) })
+	c.checkOutputs(sim, defs, []int32{0})
+	<-mute.ended // its session was ended by the scheduler
+	if ws := s.Status().Workers; len(ws) != 1 || ws[0].Name != "chatty" || ws[0].MemoryBytes != 123 {
+		t.Errorf("workers %+v, want only chatty, with its heartbeat's 123 memory bytes", ws)
+	}
+}
+
+// Root tasks held on the scheduler for a resource whose only worker dies
+// fail the job with NO_WORKER after WorkerTimeout, like any task no worker
+// offers resources for.
+func TestServerQueuedRootsOrphaned(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{WorkerTimeout: 300 * time.Millisecond})
+	sim := newSim()
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "cpu", heartbeat: 20 * time.Millisecond})
+	gpu := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "gpu", heartbeat: 20 * time.Millisecond,
+		resources: map[string]float64{"GPU": 1}, hold: func(*pb.TaskSpec) bool { return true }})
+	var nodes []tnode
+	for i := range 5 {
+		nodes = append(nodes, tnode{key: "g" + string(rune('0'+i)), res: map[string]float64{"GPU": 1}, prio: int64(i)})
+	}
+	c := submit(t, s, Security{}, tdefs(nodes), &pb.Run{Outputs: []int32{0, 1, 2, 3, 4}})
+	eventually(t, "3 queued", func() bool { return jobStates(s)["queued"] == 3 })
+	gpu.kill()
+	eventually(t, "job error", func() bool { return c.jobError() != nil })
+	if e := c.jobError(); e.Kind != pb.JobError_NO_WORKER || !strings.Contains(e.Message, "GPU=1") {
+		t.Errorf("job error %v, want NO_WORKER naming GPU=1", e)
+	}
+}
