@@ -56,23 +56,49 @@ func Connect(ctx context.Context, address string, opts ClientOptions) (*Client, 
 	if err != nil {
 		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
 	}
+	if err := waitReady(ctx, conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
+	}
+	return &Client{conn: conn, sched: pb.NewSchedulerClient(conn), data: newDataClient(opts.Security), opts: opts, addr: address}, nil
+}
+
+// waitReady waits until conn is up, bounded by ctx and 30 s. While it
+// fails, a call that does not wait for the connection says why: a refused
+// certificate ends the wait at once with an error wrapping
+// ErrUnauthenticated, as no retry will fix it; other reasons (nothing
+// listening yet) are retried and reported at the end.
+func waitReady(ctx context.Context, conn *grpc.ClientConn) error {
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn.Connect()
+	var last error
 	for {
 		st := conn.GetState()
-		if st == connectivity.Ready {
-			break
+		switch st {
+		case connectivity.Ready:
+			return nil
+		case connectivity.TransientFailure:
+			pctx, pcancel := context.WithCancel(wctx)
+			_, err := pb.NewSchedulerClient(conn).Compute(pctx)
+			pcancel()
+			if err != nil {
+				if e := unauthenticated(err); errors.Is(e, ErrUnauthenticated) {
+					return e
+				}
+				last = err
+			}
 		}
 		if !conn.WaitForStateChange(wctx, st) {
-			conn.Close()
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			return nil, fmt.Errorf("distributed: connect to scheduler %s: not reachable after 30s (connection %v)", address, st)
+			if last != nil {
+				return fmt.Errorf("not reachable after 30 s: %w", last)
+			}
+			return fmt.Errorf("not reachable after 30 s (connection %v)", st)
 		}
 	}
-	return &Client{conn: conn, sched: pb.NewSchedulerClient(conn), data: newDataClient(opts.Security), opts: opts, addr: address}, nil
 }
 
 // Close closes the client's connections. Gets under way fail.

@@ -89,6 +89,17 @@ func TestSecurity(t *testing.T) {
 			t.Errorf("Get with a wrong token: %v, want ErrUnauthenticated", err)
 		}
 	})
+	t.Run("client with a foreign CA", func(t *testing.T) {
+		start := time.Now()
+		cl, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{Security: CertSecurity(foreign, "s3cret")})
+		if err == nil {
+			cl.Close()
+			t.Fatal("a client with certificates from a foreign CA connected")
+		}
+		if !errors.Is(err, ErrUnauthenticated) {
+			t.Errorf("Connect with a foreign CA: %v (after %v), want ErrUnauthenticated", err, time.Since(start))
+		}
+	})
 	t.Run("worker with a foreign CA", func(t *testing.T) {
 		w, err := StartWorker(context.Background(), WorkerOptions{
 			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1,
