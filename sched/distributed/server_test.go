@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -495,5 +496,47 @@ func TestServerQueuedRootsOrphaned(t *testing.T) {
 	eventually(t, "job error", func() bool { return c.jobError() != nil })
 	if e := c.jobError(); e.Kind != pb.JobError_NO_WORKER || !strings.Contains(e.Message, "GPU=1") {
 		t.Errorf("job error %v, want NO_WORKER naming GPU=1", e)
+	}
+}
+
+// With mutual TLS and a token, a job runs; the status endpoint is HTTPS
+// and wants a client certificate as well as the token.
+func TestServerTLS(t *testing.T) {
+	dir := t.TempDir()
+	if err := GenerateCerts(dir, nil, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	sec := CertSecurity(dir, "tok")
+	s := newTestServer(t, SchedulerOptions{StatusAddress: "127.0.0.1:0", Security: sec})
+	sim := newSim()
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", sec: sec})
+	defs := tdefs([]tnode{{key: "x"}, {key: "y", deps: []int32{0}}})
+	c := submit(t, s, sec, defs, &pb.Run{Outputs: []int32{1}})
+	eventually(t, "output", func() bool { return c.outputsReady([]int32{1}) })
+	c.checkOutputs(sim, defs, []int32{1})
+
+	cfg, err := sec.tlsConfig(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(cfg *tls.Config) (int, error) {
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}
+		defer hc.CloseIdleConnections()
+		req, _ := http.NewRequest("GET", "https://"+s.StatusAddr()+"/status", nil)
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, err := get(cfg); err != nil || code != http.StatusOK {
+		t.Errorf("status over mutual TLS: %d, %v; want 200", code, err)
+	}
+	noCert := cfg.Clone()
+	noCert.Certificates = nil
+	if code, err := get(noCert); err == nil {
+		t.Errorf("status without a client certificate: %d, want a TLS error", code)
 	}
 }
