@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -320,3 +321,53 @@ var makeBytes graph.Op = &graph.FuncOp{OpName: "distributed_test.e2e_bytes", Fn:
 }}
 
 func init() { graph.Register(makeBytes) }
+
+// flakyCalls counts runs of the flaky op; the retry test runs it on
+// in-process workers, so the count is shared.
+var flakyCalls atomic.Int32
+
+// flaky fails with ErrBoom until it has run three times, then returns 42.
+var flaky graph.Op = &graph.FuncOp{OpName: "distributed_test.e2e_flaky", Fn: func(context.Context, []any) (any, error) {
+	if flakyCalls.Add(1) <= 2 {
+		return nil, schedtest.ErrBoom
+	}
+	return 42, nil
+}}
+
+func init() { graph.Register(flaky) }
+
+// TestRetries: ClientOptions.Retries re-runs a failing task; with too few
+// its error is the result.
+func TestRetries(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, ThreadsPerWorker: 1, InProcess: true})
+	g := graph.New(0)
+	if err := g.AddTask("flaky", flaky); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		retries int
+		want    any // or the error ErrBoom
+	}{
+		{1, schedtest.ErrBoom},
+		{2, 42},
+	} {
+		flakyCalls.Store(0)
+		cl, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{Retries: tt.retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := cl.Get(context.Background(), g, []graph.Key{"flaky"})
+		cl.Close()
+		if want, ok := tt.want.(error); ok {
+			var te *sched.TaskError
+			if !errors.Is(err, want) || !errors.As(err, &te) || te.Key != "flaky" {
+				t.Errorf("retries %d: %v, %v; want a TaskError for flaky wrapping %v", tt.retries, got, err, want)
+			}
+		} else if err != nil || got[0] != tt.want {
+			t.Errorf("retries %d: %v, %v; want %v", tt.retries, got, err, tt.want)
+		}
+		if n := flakyCalls.Load(); n != int32(tt.retries+1) {
+			t.Errorf("retries %d: the op ran %d times, want %d", tt.retries, n, tt.retries+1)
+		}
+	}
+}
