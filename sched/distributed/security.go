@@ -94,7 +94,7 @@ func (s Security) serverOptions(log *slog.Logger) ([]grpc.ServerOption, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg)))
+		opts = append(opts, grpc.Creds(handshakeLogger{credentials.NewTLS(cfg), log}))
 	}
 	if s.Token != "" {
 		check := func(ctx context.Context, method string) error {
@@ -127,6 +127,26 @@ func (s Security) serverOptions(log *slog.Logger) ([]grpc.ServerOption, error) {
 			}))
 	}
 	return opts, nil
+}
+
+// handshakeLogger logs the peers refused at the TLS handshake: a client
+// without a certificate, with one the CA did not sign, or speaking
+// plaintext.
+type handshakeLogger struct {
+	credentials.TransportCredentials
+	log *slog.Logger
+}
+
+func (h handshakeLogger) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	c, info, err := h.TransportCredentials.ServerHandshake(conn)
+	if err != nil && h.log != nil {
+		h.log.Warn("refused a connection at the TLS handshake", "peer", conn.RemoteAddr().String(), "err", err)
+	}
+	return c, info, err
+}
+
+func (h handshakeLogger) Clone() credentials.TransportCredentials {
+	return handshakeLogger{h.TransportCredentials.Clone(), h.log}
 }
 
 type tokenCreds struct {
