@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -244,16 +245,19 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 		defer s.wg.Done()
 		for {
 			m, err := stream.Recv()
-			s.mu.Lock()
 			if err != nil {
-				s.lose(w, "connection: "+err.Error())
-				s.mu.Unlock()
+				s.locked("losing a worker", func() { s.lose(w, "connection: "+err.Error()) })
 				return
 			}
-			if !w.gone {
-				s.handleWorker(w, m)
+			err = s.locked("a worker's message", func() {
+				if !w.gone {
+					s.handleWorker(w, m)
+				}
+			})
+			if err != nil {
+				s.locked("losing a worker", func() { s.lose(w, err.Error()) })
+				return
 			}
-			s.mu.Unlock()
 		}
 	}()
 
@@ -300,18 +304,22 @@ func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 		defer s.wg.Done()
 		for {
 			m, err := stream.Recv()
-			s.mu.Lock()
 			if err != nil {
-				s.dropJob(j)
-				if !j.ended {
-					j.ended = true
-					close(j.quit)
-				}
-				s.mu.Unlock()
+				s.locked("dropping a job", func() {
+					if !j.ended {
+						j.ended = true
+						close(j.quit)
+					}
+					s.dropJob(j)
+				})
 				return
 			}
-			s.handleClient(j, m)
-			s.mu.Unlock()
+			err = s.locked("a client's message", func() { s.handleClient(j, m) })
+			if err != nil {
+				s.locked("failing a job", func() {
+					s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_INTERNAL, Message: err.Error()})
+				})
+			}
 		}
 	}()
 
@@ -339,6 +347,23 @@ func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 			return nil
 		}
 	}
+}
+
+// locked runs f holding the scheduler's mutex. A panic in f (a bug in the
+// scheduler) is logged with its stack and returned as an error, so that
+// the session that hit it ends instead of the whole scheduler; the caller
+// then drops that worker or fails that job.
+func (s *Server) locked(what string, f func()) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("scheduler: internal error", "during", what, "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("tessera: scheduler internal error during %s: %v", what, r)
+		}
+	}()
+	f()
+	return nil
 }
 
 // wakeup wakes a sender without blocking: a wake already pending covers

@@ -2,6 +2,7 @@ package distributed
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tessera-go/tessera/sched/distributed/pb"
@@ -28,8 +29,10 @@ import (
 //
 // Work stealing moves surplus tasks (beyond a worker's threads) from
 // busy workers to workers with fewer processing tasks than threads: the
-// victim is asked for its lowest-priority tasks, and those it had not
-// started (StealReply.stolen) go to the thief. It runs after every batch
+// victim is asked for its lowest-priority tasks (as many as the thief has
+// idle threads, or up to an even split of the two backlogs when that is
+// more), and those it had not started (StealReply.stolen) go to the
+// thief. It runs after every batch
 // of worker messages, on joins and on the maintenance tick, and costs a
 // pass over the workers unless some worker is idle and another has
 // surplus; then a pass over the victim's processing list.
@@ -239,7 +242,13 @@ func (s *Server) balance() {
 				}
 			}
 			v := victims[vi]
-			n := min(slack, surplus(v))
+			// At least the thief's idle threads; more when the victim's
+			// backlog is large, up to an even split per thread, so that a
+			// worker joining a long computation gets a share in a few
+			// round trips rather than threads tasks per round trip.
+			lv, lt := len(v.proc)-v.stealOut, len(th.proc)+th.stealIn
+			share := (lv+lt)*th.threads/(v.threads+th.threads) - lt
+			n := min(max(slack, share), surplus(v))
 			picked := s.pickSteal(v, th, n)
 			for _, r := range picked {
 				r.j.thief[r.i] = th.id
@@ -252,6 +261,9 @@ func (s *Server) balance() {
 			if len(picked) < n || surplus(v) <= 0 {
 				victims = append(victims[:vi], victims[vi+1:]...)
 			}
+			if slack <= 0 {
+				break
+			}
 		}
 	}
 }
@@ -262,6 +274,28 @@ func surplus(w *srvWorker) int { return len(w.proc) - w.stealOut - w.threads }
 // priority values (the last it would run) that thief can run and that no
 // steal is asked for already.
 func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
+	if n <= 0 {
+		return nil
+	}
+	if n > 8 {
+		// A large share: sort the candidates instead of insertion.
+		var all []taskRef
+		for _, r := range v.proc {
+			if r.j.thief[r.i] == 0 && covers(thief.reg.Resources, r.j.defs[r.i].Resources) {
+				all = append(all, r)
+			}
+		}
+		slices.SortFunc(all, func(a, b taskRef) int {
+			if laterThan(a, b) {
+				return -1
+			}
+			if laterThan(b, a) {
+				return 1
+			}
+			return 0
+		})
+		return all[:min(n, len(all))]
+	}
 	var best []taskRef // sorted, most stealable first
 	for _, r := range v.proc {
 		if r.j.thief[r.i] != 0 || !covers(thief.reg.Resources, r.j.defs[r.i].Resources) {

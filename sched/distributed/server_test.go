@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -538,5 +539,61 @@ func TestServerTLS(t *testing.T) {
 	noCert.Certificates = nil
 	if code, err := get(noCert); err == nil {
 		t.Errorf("status without a client certificate: %d, want a TLS error", code)
+	}
+}
+
+// A worker joining a long backlog is given up to an even split of it in
+// its first steal round, not one task per idle thread.
+func TestServerStealShare(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{})
+	sim := newSim()
+	a := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", threads: 1,
+		hold: func(c *pb.TaskSpec) bool { return c.Key != "r" }})
+	nodes := []tnode{{key: "r"}}
+	var outs []int32
+	for i := 1; i <= 40; i++ {
+		nodes = append(nodes, tnode{key: fmt.Sprintf("c%02d", i), deps: []int32{0}, prio: int64(i)})
+		outs = append(outs, int32(i))
+	}
+	defs := tdefs(nodes)
+	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
+	eventually(t, "all tasks on a", func() bool { r, _, _, _, _ := a.snapshot(); return len(r) == 41 })
+	b := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "b", threads: 1, hold: func(*pb.TaskSpec) bool { return true }})
+	eventually(t, "b's share", func() bool { r, _, _, _, _ := b.snapshot(); return len(r) == 20 })
+	_, steals, _, _, _ := a.snapshot()
+	var want []string
+	for i := 40; i > 20; i-- {
+		want = append(want, fmt.Sprintf("c%02d", i))
+	}
+	if !slices.Equal(steals, want) {
+		t.Errorf("steal requests %v, want %v", steals, want)
+	}
+	for !c.outputsReady(outs) {
+		a.release(nil)
+		b.release(nil)
+		time.Sleep(time.Millisecond)
+	}
+	c.checkOutputs(sim, defs, outs)
+}
+
+// Two idle thieves, one victim whose surplus the first takes whole: the
+// second asks for nothing (this once indexed out of range).
+func TestServerStealTwoThieves(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{})
+	sim := newSim()
+	a := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", threads: 1, resources: map[string]float64{"X": 1},
+		hold: func(c *pb.TaskSpec) bool { return c.Key != "r" }})
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "b", threads: 2})
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "c", threads: 2})
+	defs := tdefs([]tnode{{key: "r", op: "big", res: map[string]float64{"X": 1}},
+		{key: "c1", deps: []int32{0}, prio: 1}, {key: "c2", deps: []int32{0}, prio: 2}, {key: "c3", deps: []int32{0}, prio: 3}})
+	outs := []int32{1, 2, 3}
+	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
+	eventually(t, "two stolen", func() bool { return len(sim.ranOn("c2"))+len(sim.ranOn("c3")) == 2 })
+	a.release(nil)
+	eventually(t, "outputs", func() bool { return c.outputsReady(outs) })
+	c.checkOutputs(sim, defs, outs)
+	if _, steals, _, _, _ := a.snapshot(); !slices.Equal(steals, []string{"c3", "c2"}) {
+		t.Errorf("steal requests %v, want [c3 c2]", steals)
 	}
 }
