@@ -16,17 +16,10 @@ func init() {
 	graph.RegisterTypeAppend[*nd.Array]("nd.Array", sizeND, appendND, decodeND)
 }
 
-func ndConstant(a *nd.Array) bool {
-	if a.Size() <= 1 {
-		return false
-	}
-	for _, st := range a.Strides() {
-		if st != 0 {
-			return false
-		}
-	}
-	return true
-}
+// ndConstant reports whether a is one element broadcast: more than one
+// element, and a zero stride on every axis longer than one (a stride on a
+// length-1 axis never moves).
+func ndConstant(a *nd.Array) bool { return a.Size() > 1 && isConst(a) }
 
 // sizeND is the exact length of appendND's payload.
 func sizeND(a *nd.Array) (int, error) {
