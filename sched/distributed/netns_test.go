@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -135,8 +136,9 @@ func TestNetns(t *testing.T) {
 
 	// Intruders, both in namespace c: refused, they exit, and the scheduler
 	// still has its three workers.
-	intruder := func(t *testing.T, name string, s Security, tokenFile string) *nsWorker {
+	intruder := func(t *testing.T, name string, s Security, tokenFile, refusal string) {
 		h := n.hosts[len(n.hosts)-1]
+		logFrom := len(schedLog.String())
 		args := []string{"-scheduler", srv.Addr(), "-listen", net.JoinHostPort(h.addr, "0"),
 			"-name", name, "-threads", "1", "-connect-timeout", "5s"}
 		w := startNsWorker(t, h.ns, append(args, secFlags(s, tokenFile)...))
@@ -160,29 +162,34 @@ func TestNetns(t *testing.T) {
 				t.Errorf("the scheduler lists the refused worker: %+v", ws)
 			}
 		}
-		return w
-	}
-	t.Run("worker without token", func(t *testing.T) {
-		intruder(t, "intruder-token", sec, "")
-		// The refusal happens before the worker's error reaches it, so it
-		// is in the log by now.
-		h := n.hosts[len(n.hosts)-1]
-		found := false
-		for _, line := range strings.Split(schedLog.String(), "\n") {
-			if strings.Contains(line, "refused") && strings.Contains(line, "peer="+h.addr+":") {
-				found = true
+		// The scheduler logs the refusal with the peer's address, which is
+		// namespace c's; a failed handshake may be logged just after the
+		// worker gave up.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			found := false
+			for _, line := range strings.Split(schedLog.String()[logFrom:], "\n") {
+				if strings.Contains(line, refusal) && strings.Contains(line, "peer="+h.addr+":") {
+					found = true
+				}
+			}
+			if found {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("the scheduler's log has no line %q for a peer at %s:\n%s", refusal, h.addr, schedLog.String()[logFrom:])
+				break
 			}
 		}
-		if !found {
-			t.Errorf("the scheduler's log has no refusal of a peer at %s:\n%s", h.addr, schedLog.String())
-		}
+	}
+	t.Run("worker without token", func(t *testing.T) {
+		intruder(t, "intruder-token", sec, "", "refused a call without the cluster token")
 	})
 	t.Run("worker with a foreign CA", func(t *testing.T) {
 		foreign := filepath.Join(t.TempDir(), "foreign")
 		if err := GenerateCerts(foreign, nil, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		intruder(t, "intruder-ca", CertSecurity(foreign, token), tokenFile)
+		intruder(t, "intruder-ca", CertSecurity(foreign, token), tokenFile, "refused a connection at the TLS handshake")
 	})
 
 	// The cluster still computes after the intruders.
@@ -337,7 +344,18 @@ func newNetnsNet(t *testing.T, n int) *netnsNet {
 	}
 	cleanup("netns", "del", first)
 
+	removeStaleNetns(t)
+
+	// 10.X.0.0/24 with X from the pid, or the next one free if a
+	// concurrent run holds it.
 	x := 200 + pid%50
+	for k := 0; k < 50; k++ {
+		out, err := exec.Command("ip", "-o", "-4", "addr", "show", "to", fmt.Sprintf("10.%d.0.0/24", 200+(pid+k)%50)).Output()
+		if err == nil && len(bytes.TrimSpace(out)) == 0 {
+			x = 200 + (pid+k)%50
+			break
+		}
+	}
 	tn := &netnsNet{gateway: fmt.Sprintf("10.%d.0.1", x)}
 	br := fmt.Sprintf("tsbr%d", pid%10000)
 	must("link", "add", br, "type", "bridge")
@@ -371,6 +389,45 @@ func newNetnsNet(t *testing.T, n int) *netnsNet {
 		tn.hosts = append(tn.hosts, h)
 	}
 	return tn
+}
+
+// removeStaleNetns deletes what runs of TestNetns that did not clean up
+// (a test binary killed at its timeout) left: the namespaces ts<pid>-*
+// of processes that are gone, which takes their veth pairs along, and
+// their bridges tsbr<pid%10000> unless a live run's pid shares the
+// number. A bridge left behind would keep its subnet's route.
+func removeStaleNetns(t *testing.T) {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return
+	}
+	stale, live := map[int][]string{}, map[int]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "ts") {
+			continue
+		}
+		num, _, ok := strings.Cut(strings.TrimPrefix(f[0], "ts"), "-")
+		pid, err := strconv.Atoi(num)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			stale[pid] = append(stale[pid], f[0])
+		} else {
+			live[pid%10000] = true
+		}
+	}
+	for pid, names := range stale {
+		for _, ns := range names {
+			if err := exec.Command("ip", "netns", "del", ns).Run(); err == nil {
+				t.Logf("removed namespace %s, left by a run that is gone", ns)
+			}
+		}
+		if !live[pid%10000] {
+			exec.Command("ip", "link", "del", fmt.Sprintf("tsbr%d", pid%10000)).Run()
+		}
+	}
 }
 
 // nsWorker is a worker process running in a network namespace.
