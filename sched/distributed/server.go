@@ -3,6 +3,7 @@ package distributed
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -246,7 +247,18 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 		for {
 			m, err := stream.Recv()
 			if err != nil {
-				s.locked("losing a worker", func() { s.lose(w, "connection: "+err.Error()) })
+				s.locked("losing a worker", func() {
+					if errors.Is(err, io.EOF) {
+						// The worker closed its side of the session (it is
+						// stopping): the same bookkeeping, but not a
+						// failure. A cancelled stream is not told apart
+						// from a killed process: both read as Canceled.
+						w.left = true
+						s.lose(w, "left")
+						return
+					}
+					s.lose(w, "connection: "+err.Error())
+				})
 				return
 			}
 			err = s.locked("a worker's message", func() {
@@ -265,6 +277,9 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 		select {
 		case <-w.wake:
 		case <-w.quit:
+			if w.left {
+				return nil
+			}
 			return status.Error(codes.Unavailable, "tessera: worker lost: "+w.why)
 		case <-s.done:
 			return errClosing

@@ -103,6 +103,7 @@ type srvWorker struct {
 	wake chan struct{}
 	quit chan struct{} // closed when the worker is lost
 	gone bool
+	left bool   // it closed its session itself
 	why  string // why it was lost
 }
 
@@ -237,7 +238,11 @@ func (s *Server) lose(w *srvWorker, why string) {
 		x.slot = k
 	}
 	s.score = s.score[:len(s.live)]
-	s.log.Warn("worker lost", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "reason", why, "processing", len(w.proc))
+	if w.left {
+		s.log.Info("worker left", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "processing", len(w.proc))
+	} else {
+		s.log.Warn("worker lost", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "reason", why, "processing", len(w.proc))
+	}
 
 	procs := w.proc
 	w.proc = nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -596,4 +597,25 @@ func TestServerStealTwoThieves(t *testing.T) {
 	if _, steals, _, _, _ := a.snapshot(); !slices.Equal(steals, []string{"c3", "c2"}) {
 		t.Errorf("steal requests %v, want [c3 c2]", steals)
 	}
+}
+
+// A worker that closes its side of the session leaves: its session ends
+// without an error and its task runs elsewhere.
+func TestServerWorkerLeaves(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{})
+	sim := newSim()
+	a := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", hold: func(*pb.TaskSpec) bool { return true }})
+	defs := tdefs([]tnode{{key: "x"}})
+	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: []int32{0}})
+	eventually(t, "x on a", func() bool { _, _, _, _, h := a.snapshot(); return h == 1 })
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "b"})
+	a.sendMu.Lock()
+	a.stream.CloseSend()
+	a.sendMu.Unlock()
+	<-a.ended
+	if _, err := a.stream.Recv(); err != io.EOF {
+		t.Errorf("the session of a worker that left ended with %v, want EOF", err)
+	}
+	eventually(t, "output", func() bool { return c.outputsReady([]int32{0}) })
+	c.checkOutputs(sim, defs, []int32{0})
 }
