@@ -64,6 +64,13 @@ var external = map[string][]string{
 	"chunkarray/zarr/blosc": {"github.com/klauspost/compress"},
 }
 
+// fenced lists external modules that only the named packages may import,
+// whatever the table says: gorgonia.org/cu calls os.Exit in its init when no
+// GPU is present, so it stays inside internal/cudaops, behind its cuda tag.
+var fenced = map[string][]string{
+	"gorgonia.org/cu": {"internal/cudaops"},
+}
+
 // pkg is what the test needs to know of one package.
 type pkg struct {
 	Path    string   // relative to the module
@@ -108,6 +115,10 @@ func check(pkgs []pkg) []string {
 				bad = append(bad, fmt.Sprintf("%s imports the module root package", p.Path))
 				continue
 			}
+			if owner, owners := fence(imp); owner != "" && !slices.Contains(owners, p.Path) {
+				bad = append(bad, fmt.Sprintf("%s imports %s, which only %s may import", p.Path, imp, list(owners)))
+				continue
+			}
 			prefixes, restricted := external[p.Path]
 			if !restricted || isStd(imp) || imp == "C" {
 				continue
@@ -125,6 +136,17 @@ func check(pkgs []pkg) []string {
 	}
 	sort.Strings(bad)
 	return bad
+}
+
+// fence returns the fenced module prefix of an import path, if any, and
+// the packages that may import it.
+func fence(imp string) (string, []string) {
+	for pre, owners := range fenced {
+		if imp == pre || strings.HasPrefix(imp, pre+"/") {
+			return pre, owners
+		}
+	}
+	return "", nil
 }
 
 func list(s []string) string {
@@ -196,7 +218,7 @@ func goList(t *testing.T, tags string) []pkg {
 func TestLayering(t *testing.T) {
 	// The cuda tag pulls in the GPU files of internal/cudaops; their
 	// imports must obey the table too.
-	for _, tags := range []string{"", "cuda"} {
+	for _, tags := range []string{"", "cuda", "cuda,cublas"} {
 		t.Run("tags="+tags, func(t *testing.T) {
 			pkgs := goList(t, tags)
 			for _, msg := range check(pkgs) {
@@ -260,6 +282,9 @@ func TestCheck(t *testing.T) {
 		{"nd-third-party", []pkg{{"chunkarray/nd", []string{"gonum.org/v1/gonumx", "golang.org/x/sync/errgroup"}}},
 			[]string{"chunkarray/nd imports golang.org/x/sync/errgroup", "chunkarray/nd imports gonum.org/v1/gonumx"}},
 		{"viz-third-party-ok", []pkg{{"viz", []string{"github.com/emicklei/dot"}}}, nil},
+		{"cu-outside-cudaops", []pkg{{"udfbridge", []string{"gorgonia.org/cu"}}, {"chunkarray", []string{"gorgonia.org/cu/blas"}}},
+			[]string{"chunkarray imports gorgonia.org/cu/blas, which only internal/cudaops may import", "udfbridge imports gorgonia.org/cu, which only"}},
+		{"cu-in-cudaops-ok", []pkg{{"internal/cudaops", []string{"gorgonia.org/cu", m("chunkarray/nd")}}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,227 @@
+//go:build cuda && cgo
+
+package cudaops
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/tessera-go/tessera/chunkarray/nd"
+	"gorgonia.org/cu"
+)
+
+// Array is device memory (cuMemAlloc) holding a C-contiguous float32 or
+// float64 array of a fixed shape. Free releases it; Device.Close releases
+// every Array of the device. An Array is not safe for concurrent writes
+// (kernels writing one dst from two goroutines race, as on the CPU).
+type Array struct {
+	dev   *Device
+	ptr   cu.DevicePtr
+	dtype nd.DType
+	shape []int
+	size  int
+}
+
+// Alloc returns a zeroed device array of dtype dt (float32 or float64) and
+// the shape given.
+func (d *Device) Alloc(dt nd.DType, shape ...int) (*Array, error) {
+	a, err := d.alloc("Alloc", dt, shape)
+	if err != nil {
+		return nil, err
+	}
+	err = d.do("Alloc", func() error {
+		if a.size == 0 {
+			return nil
+		}
+		return cu.MemsetD8Async(a.ptr, 0, a.Nbytes(), d.stream)
+	})
+	if err != nil {
+		a.Free()
+		return nil, err
+	}
+	return a, nil
+}
+
+// alloc allocates uninitialised memory for an array of dt and shape.
+func (d *Device) alloc(op string, dt nd.DType, shape []int) (*Array, error) {
+	if d == nil {
+		return nil, errorf(op, "nil Device")
+	}
+	if !kernelDType(dt) {
+		return nil, errorf(op, "dtype %v: the kernels take float32 and float64", dt)
+	}
+	size, err := nd.SizeOf(shape)
+	if err != nil {
+		return nil, &Error{Op: op, Err: err}
+	}
+	a := &Array{dev: d, dtype: dt, shape: slices.Clone(shape), size: size}
+	if size == 0 {
+		return a, nil
+	}
+	err = d.do(op, func() (e error) {
+		if a.ptr, e = cu.MemAlloc(a.Nbytes()); e == nil {
+			d.live[a.ptr] = struct{}{}
+		}
+		return e
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Upload copies a (float32 or float64, any strides) to a new device array.
+func (d *Device) Upload(a *nd.Array) (*Array, error) {
+	if a == nil {
+		return nil, errorf("Upload", "nil nd.Array")
+	}
+	g, err := d.alloc("Upload", a.DType(), a.Shape())
+	if err != nil {
+		return nil, err
+	}
+	if err := g.copyFrom("Upload", a); err != nil {
+		g.Free()
+		return nil, err
+	}
+	return g, nil
+}
+
+// CopyFrom copies src, of a's dtype and shape, into a.
+func (a *Array) CopyFrom(src *nd.Array) error { return a.copyFrom("CopyFrom", src) }
+
+func (a *Array) copyFrom(op string, src *nd.Array) error {
+	if err := a.check(op); err != nil {
+		return err
+	}
+	if src == nil {
+		return errorf(op, "nil nd.Array")
+	}
+	if src.DType() != a.dtype {
+		return errorf(op, "dtype %v into a %v array", src.DType(), a.dtype)
+	}
+	if err := sameShape(op, "source", a.shape, src.Shape()); err != nil {
+		return err
+	}
+	if a.size == 0 {
+		return nil
+	}
+	// Values gives the C-order elements, src's own backing when it is
+	// contiguous (no copy), a contiguous copy otherwise.
+	var p unsafe.Pointer
+	switch a.dtype {
+	case nd.Float32:
+		v, err := nd.Values[float32](src)
+		if err != nil {
+			return &Error{Op: op, Err: err}
+		}
+		p = unsafe.Pointer(&v[0])
+	default:
+		v, err := nd.Values[float64](src)
+		if err != nil {
+			return &Error{Op: op, Err: err}
+		}
+		p = unsafe.Pointer(&v[0])
+	}
+	// Synchronous copy, after the stream's earlier work on a (the stream is
+	// non-blocking, so the legacy-stream cuMemcpyHtoD would not wait for it).
+	return a.dev.do(op, func() error {
+		if err := a.dev.stream.Synchronize(); err != nil {
+			return err
+		}
+		return cu.MemcpyHtoD(a.ptr, p, a.Nbytes())
+	})
+}
+
+// Download waits for the kernels writing a and copies a into a new
+// nd.Array.
+func (a *Array) Download() (*nd.Array, error) {
+	const op = "Download"
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	copyOut := func(p unsafe.Pointer) error {
+		if a.size == 0 {
+			return nil
+		}
+		return a.dev.do(op, func() error {
+			if err := a.dev.stream.Synchronize(); err != nil {
+				return err
+			}
+			return cu.MemcpyDtoH(p, a.ptr, a.Nbytes())
+		})
+	}
+	var (
+		out *nd.Array
+		err error
+	)
+	switch a.dtype {
+	case nd.Float32:
+		v := make([]float32, max(a.size, 1))
+		if err := copyOut(unsafe.Pointer(&v[0])); err != nil {
+			return nil, err
+		}
+		out, err = nd.FromSlice(v[:a.size], a.shape...)
+	default:
+		v := make([]float64, max(a.size, 1))
+		if err := copyOut(unsafe.Pointer(&v[0])); err != nil {
+			return nil, err
+		}
+		out, err = nd.FromSlice(v[:a.size], a.shape...)
+	}
+	if err != nil {
+		return nil, &Error{Op: op, Err: err}
+	}
+	return out, nil
+}
+
+// Free releases a's memory (after the stream's work on it). Freeing twice
+// is a no-op.
+func (a *Array) Free() error {
+	if a == nil || a.dev == nil || a.ptr == 0 {
+		return nil
+	}
+	p := a.ptr
+	a.ptr = 0
+	return a.dev.do("Free", func() error {
+		if _, ok := a.dev.live[p]; !ok {
+			return nil // freed by Close
+		}
+		delete(a.dev.live, p)
+		if err := a.dev.stream.Synchronize(); err != nil {
+			return err
+		}
+		return cu.MemFree(p)
+	})
+}
+
+// check is an error unless a is a live array.
+func (a *Array) check(op string) error {
+	switch {
+	case a == nil || a.dev == nil:
+		return errorf(op, "nil Array")
+	case a.ptr == 0 && a.size > 0:
+		return errorf(op, "Array used after Free")
+	}
+	return nil
+}
+
+// Device is the device holding a.
+func (a *Array) Device() *Device { return a.dev }
+
+// DType is float32 or float64.
+func (a *Array) DType() nd.DType { return a.dtype }
+
+// Shape is a's shape; do not modify it.
+func (a *Array) Shape() []int { return a.shape }
+
+// Size is the number of elements.
+func (a *Array) Size() int { return a.size }
+
+// Nbytes is the size of a's memory in bytes.
+func (a *Array) Nbytes() int64 {
+	w := int64(4)
+	if a.dtype == nd.Float64 {
+		w = 8
+	}
+	return int64(a.size) * w
+}

@@ -1,0 +1,91 @@
+// Package cudaops runs tessera's array kernels on an NVIDIA GPU through
+// gorgonia.org/cu (the CUDA driver API), behind the `cuda` build tag. It is
+// the only package that imports gorgonia.org/cu; it depends on
+// chunkarray/nd only.
+//
+// # Builds
+//
+// Every file with device code comes in a pair with identical exported
+// signatures:
+//
+//	//go:build cuda && cgo     the real one (device_cuda.go, ...)
+//	//go:build !cuda || !cgo   every function returns ErrNoCUDA
+//
+// so that `go build ./...` and `go test ./...` need no CUDA (that is CI),
+// and callers write one code path:
+//
+//	d, err := cudaops.Open(0)
+//	if errors.Is(err, cudaops.ErrNoCUDA) { /* CPU path */ }
+//
+// The mask product uses cuBLAS (cublasSgemm/cublasDgemm) when the second
+// tag `cublas` is set as well (`-tags cuda,cublas`); without it, the plain
+// kernel maskdot_f32/_f64. cuBLAS is a tag of its own because its library
+// version is fixed at link time. HaveCUBLAS reports which.
+//
+// A `cuda` build is for GPU machines only: gorgonia.org/cu calls cuInit in
+// its package init and, when that fails (no driver, no device, or the stub
+// libcuda.so of the toolkit), prints "Error in initialization" and calls
+// os.Exit(1) (cu.go, v0.9.6) — before main or any test runs, so even the
+// fence tests cannot report ErrNoCUDA there. That is why the real files
+// sit behind a tag rather than deciding at run time.
+//
+// # Building the cuda-tagged tests without a GPU
+//
+// internal/cudaops/tools/fetch-cuda.sh unpacks Debian bookworm's CUDA 11.8
+// (headers, stub libraries, nvcc) under .cuda/ (ignored by git);
+// tools/build-gpu-test.sh builds out/cudaops.test with -tags cuda,cublas
+// against the stubs (CGO_CFLAGS/CGO_LDFLAGS point there: gorgonia.org/cu's
+// own #cgo flags name /usr/local/cuda and friends, which do not exist
+// here, and the linker only warns about missing -L directories); and
+// tools/run-on-gpu.sh runs it on the GPU machine.
+//
+// # Model
+//
+// A Device is one GPU: its primary context, one stream, the kernels'
+// module. CUDA contexts are bound to OS threads, so a Device owns one
+// goroutine locked to an OS thread and every call is a closure run there,
+// in call order; Device methods are safe for concurrent use. Rejected: the
+// caller's goroutine calling runtime.LockOSThread (every caller would need
+// to, and udfbridge tasks run on scheduler goroutines it does not own) and
+// gorgonia's cu.Ctx (the same design, but its methods park errors in the
+// context instead of returning them).
+//
+// An Array is device memory (cuMemAlloc; not managed memory, so no page
+// faults blur the timings and the host copy is explicit) holding a
+// C-contiguous float32 or float64 array: Device.Upload copies an nd.Array
+// in, Array.Download copies it out, Array.Free releases it (Device.Close
+// releases everything still allocated).
+//
+// Kernels (kernels/kernels.cu, compiled to kernels/kernels.ptx by
+// tools/gen-ptx.sh, embedded, loaded with cu.LoadData) work on frames: a
+// stack whose trailing sigDims axes are the signal, read as an (n, m)
+// matrix of n frames of m pixels:
+//
+//	Binary, BinaryScalar, ScalarBinary   dst = a op b, a op s, s op a (add, sub, mul, div)
+//	SumOverNav   dst (sig) = the sum of the frames   (LiberTEM's SumUDF)
+//	SumOverSig   dst (nav) = each frame's sum        (SumSigUDF)
+//	MaskDot      dst (nav, k) = frames · masksᵀ      (ApplyMasksUDF)
+//	Reduce       sum, max or min of a whole block    (chunk reductions)
+//
+// The sums accumulate with dst when asked (tile after tile into one
+// buffer). They are deterministic: fixed launch shapes, no atomics, the
+// partial sums of a two-pass reduction combined in order. Sums accumulate in
+// double for float32 data too, which costs nothing on a bandwidth-bound
+// kernel and keeps the result within float32 rounding of the CPU's.
+//
+// Launches are asynchronous on the Device's stream; Download and
+// Synchronize wait, and report errors of the kernels before them.
+//
+// # Accuracy (the conformance tests' tolerances)
+//
+//   - elementwise float64 and float32: exact (one IEEE operation per element,
+//     as nd does; the GPU does not fuse a*b+c here).
+//   - sums (SumOverNav, SumOverSig, Reduce Sum, MaskDot kernel), float32:
+//     |gpu − cpu| ≤ 1e-5 · Σ|terms| (plus a float32 ulp of the result);
+//     float64: 1e-12 · Σ|terms|. The orders of summation differ.
+//   - MaskDot through cuBLAS, float32: 1e-4 · Σ|terms| (cuBLAS accumulates
+//     in float32; TF32 stays off, cuBLAS's default math mode).
+//   - max, min: exact, NaN propagating as in numpy.
+package cudaops
+
+//go:generate tools/gen-ptx.sh
