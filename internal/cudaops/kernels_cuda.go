@@ -121,8 +121,8 @@ func scalar(name string, op nd.BinaryOp, reverse bool, dst, a *Array, s float64)
 	})
 }
 
-// frames checks a frames argument against dst: dst's shape must be want(nav, sig).
-func frames(name string, dst, f *Array, sigDims int, want func(nav, sig []int) []int) (n, m int, err error) {
+// frameShape checks a frames argument against dst: dst's shape must be want(nav, sig).
+func frameShape(name string, dst, f *Array, sigDims int, want func(nav, sig []int) []int) (n, m int, err error) {
 	if n, m, err = frameDims(name, f.shape, sigDims); err != nil {
 		return 0, 0, err
 	}
@@ -134,13 +134,13 @@ func frames(name string, dst, f *Array, sigDims int, want func(nav, sig []int) [
 // of f, whose trailing sigDims axes are the signal: dst has the sig shape.
 // This is LiberTEM's SumUDF. Two passes: partial column sums over chunks of
 // rows (in double, in a scratch buffer), then their sum in order.
-func SumOverNav(dst, f *Array, sigDims int, accumulate bool) error {
+func SumOverNav(dst, frames *Array, sigDims int, accumulate bool) error {
 	const name = "SumOverNav"
-	d, err := same(name, dst, f)
+	d, err := same(name, dst, frames)
 	if err != nil {
 		return err
 	}
-	n, m, err := frames(name, dst, f, sigDims, func(_, sig []int) []int { return sig })
+	n, m, err := frameShape(name, dst, frames, sigDims, func(_, sig []int) []int { return sig })
 	if err != nil || m == 0 {
 		return err
 	}
@@ -159,11 +159,11 @@ func SumOverNav(dst, f *Array, sigDims int, accumulate bool) error {
 			if err := cu.MemsetD8Async(part, 0, int64(r)*int64(m)*8, d.stream); err != nil {
 				return err
 			}
-		} else if err := d.launch("colsum_partial"+suffix(f.dtype), (m+blockSize-1)/blockSize, r,
-			ptrArg(f), arg(part), intArg(n), intArg(m), intArg(rows)); err != nil {
+		} else if err := d.launch("colsum_partial"+suffix(frames.dtype), (m+blockSize-1)/blockSize, r,
+			ptrArg(frames), arg(part), intArg(n), intArg(m), intArg(rows)); err != nil {
 			return err
 		}
-		return d.launch("colsum_final"+suffix(f.dtype), gridFor(m, d.sms), 1,
+		return d.launch("colsum_final"+suffix(frames.dtype), gridFor(m, d.sms), 1,
 			ptrArg(dst), arg(part), intArg(r), intArg(m), boolArg(accumulate))
 	})
 }
@@ -171,19 +171,19 @@ func SumOverNav(dst, f *Array, sigDims int, accumulate bool) error {
 // SumOverSig sets (or adds to) dst the sum of each frame of f: dst has the
 // nav shape (f's shape without its sigDims trailing axes). This is
 // LiberTEM's SumSigUDF. One block per frame.
-func SumOverSig(dst, f *Array, sigDims int, accumulate bool) error {
+func SumOverSig(dst, frames *Array, sigDims int, accumulate bool) error {
 	const name = "SumOverSig"
-	d, err := same(name, dst, f)
+	d, err := same(name, dst, frames)
 	if err != nil {
 		return err
 	}
-	n, m, err := frames(name, dst, f, sigDims, func(nav, _ []int) []int { return nav })
+	n, m, err := frameShape(name, dst, frames, sigDims, func(nav, _ []int) []int { return nav })
 	if err != nil || n == 0 {
 		return err
 	}
 	return d.do(name, func() error {
-		return d.launch("rowsum"+suffix(f.dtype), min(n, 1<<20), 1,
-			ptrArg(dst), ptrArg(f), intArg(n), intArg(m), boolArg(accumulate))
+		return d.launch("rowsum"+suffix(frames.dtype), min(n, 1<<20), 1,
+			ptrArg(dst), ptrArg(frames), intArg(n), intArg(m), boolArg(accumulate))
 	})
 }
 
@@ -191,27 +191,27 @@ func SumOverSig(dst, f *Array, sigDims int, accumulate bool) error {
 // of k masks: masks has shape (k,)+sig, dst nav+(k,). This is LiberTEM's
 // ApplyMasksUDF (dense masks). With the cublas tag it is one cuBLAS gemm;
 // without, MaskDotKernel.
-func MaskDot(dst, f, masks *Array, sigDims int, accumulate bool) error {
-	n, m, k, err := maskDims("MaskDot", dst, f, masks, sigDims)
+func MaskDot(dst, frames, masks *Array, sigDims int, accumulate bool) error {
+	n, m, k, err := maskDims("MaskDot", dst, frames, masks, sigDims)
 	if err != nil || n == 0 || k == 0 {
 		return err
 	}
 	if HaveCUBLAS() {
-		d := f.dev
-		return d.do("MaskDot", func() error { return d.gemmMaskDot(dst, f, masks, n, m, k, accumulate) })
+		d := frames.dev
+		return d.do("MaskDot", func() error { return d.gemmMaskDot(dst, frames, masks, n, m, k, accumulate) })
 	}
-	return maskDotKernel(dst, f, masks, n, m, k, accumulate)
+	return maskDotKernel(dst, frames, masks, n, m, k, accumulate)
 }
 
 // MaskDotKernel is MaskDot through the plain kernel maskdot_f32/_f64,
 // whatever the build tags: one block per frame, masks in groups of 8, sums
 // in double.
-func MaskDotKernel(dst, f, masks *Array, sigDims int, accumulate bool) error {
-	n, m, k, err := maskDims("MaskDotKernel", dst, f, masks, sigDims)
+func MaskDotKernel(dst, frames, masks *Array, sigDims int, accumulate bool) error {
+	n, m, k, err := maskDims("MaskDotKernel", dst, frames, masks, sigDims)
 	if err != nil || n == 0 || k == 0 {
 		return err
 	}
-	return maskDotKernel(dst, f, masks, n, m, k, accumulate)
+	return maskDotKernel(dst, frames, masks, n, m, k, accumulate)
 }
 
 func maskDims(name string, dst, f, masks *Array, sigDims int) (n, m, k int, err error) {
@@ -222,7 +222,7 @@ func maskDims(name string, dst, f, masks *Array, sigDims int) (n, m, k int, err 
 		return 0, 0, 0, errorf(name, "masks of shape %s: want (k,)+sig, %d sig axes", nd.FormatShape(masks.shape), sigDims)
 	}
 	k = masks.shape[0]
-	n, m, err = frames(name, dst, f, sigDims, func(nav, sig []int) []int { return append(append([]int{}, nav...), k) })
+	n, m, err = frameShape(name, dst, f, sigDims, func(nav, sig []int) []int { return append(append([]int{}, nav...), k) })
 	if err != nil {
 		return
 	}
