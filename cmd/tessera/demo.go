@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tessera-go/tessera/internal/workloads"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
+	"github.com/tessera-go/tessera/sched/distributed"
 	"github.com/tessera-go/tessera/viz"
 )
 
@@ -95,10 +97,18 @@ func demo(ctx context.Context, out string, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "# a binary tree of 65,535 delayed additions over 32,768 leaves")
+	// The distributed scheduler: a local cluster of two worker processes
+	// (this binary, re-executed as workers), the same graph, nothing else
+	// changed.
+	cl, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 2, Scheduler: distributed.SchedulerOptions{Logger: quietLogger()}})
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
 	for _, s := range []struct {
 		name string
 		s    sched.Scheduler
-	}{{"sync", sched.Sync{}}, {"threads", sched.Threaded{}}} {
+	}{{"sync", sched.Sync{}}, {"threads", sched.Threaded{}}, {"distributed", cl}} {
 		t0 := time.Now()
 		g, keys, err := wl.Build()
 		if err != nil {
@@ -118,10 +128,16 @@ func demo(ctx context.Context, out string, w io.Writer) error {
 		if err := wl.Check(vals); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-8s sum = %v  built in %v (%.2f µs/task), computed in %v (%.2f µs/task)\n", s.name, vals[0],
+		fmt.Fprintf(w, "%-11s sum = %v  built in %v (%.2f µs/task), computed in %v (%.2f µs/task)\n", s.name, vals[0],
 			built.Round(time.Millisecond), us(built, wl.Tasks), ran.Round(time.Millisecond), us(ran, wl.Tasks))
 	}
 	return nil
 }
 
 func us(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
+
+// quietLogger logs warnings and errors only, to stderr: the demo's local
+// cluster does not narrate workers joining and leaving.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

@@ -303,7 +303,12 @@ func (w *Worker) connect(ctx context.Context) (*session, error) {
 }
 
 func (w *Worker) connectOnce(ctx context.Context, timeout time.Duration) (*session, error) {
-	sctx, cancel := context.WithCancel(ctx)
+	// The session's stream outlives ctx: when ctx ends, sendLoop closes
+	// the worker's side so that the scheduler sees it leave rather than
+	// die. Until the Welcome, ctx ending cancels the stream.
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	unhook := context.AfterFunc(ctx, cancel)
+	defer unhook()
 	timer := time.AfterFunc(max(timeout, time.Millisecond), cancel)
 	stream, err := pb.NewSchedulerClient(w.cc).Connect(sctx)
 	if err == nil {
@@ -383,7 +388,7 @@ func (w *Worker) serve(ctx context.Context, s *session) error {
 	sctx := s.stream.Context()
 	go func() {
 		defer close(senderDone)
-		w.sendLoop(sctx, s)
+		w.sendLoop(ctx, sctx, s)
 	}()
 	w.signal() // results queued while connecting
 	var err error
@@ -411,14 +416,21 @@ func (w *Worker) signal() {
 }
 
 // sendLoop sends the outbox whenever it is signalled, and a heartbeat
-// every interval, until ctx is done or a send fails.
-func (w *Worker) sendLoop(ctx context.Context, s *session) {
+// every interval, until the stream (sctx) ends or a send fails. When the
+// worker stops (ctx), it closes its side of the stream, the scheduler
+// ends the session as a worker that left, and Recv in serve sees the end;
+// a scheduler that does not answer within a second is cut off.
+func (w *Worker) sendLoop(ctx, sctx context.Context, s *session) {
 	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
 	for {
 		hb := false
 		select {
+		case <-sctx.Done():
+			return
 		case <-ctx.Done():
+			s.stream.CloseSend()
+			time.AfterFunc(time.Second, s.cancel)
 			return
 		case <-w.wake:
 		case <-tick.C:
