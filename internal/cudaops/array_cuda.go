@@ -174,14 +174,20 @@ func (a *Array) Download() (*nd.Array, error) {
 	return out, nil
 }
 
-// Free releases a's memory (after the stream's work on it). Freeing twice
-// is a no-op.
+// Free releases a's memory (after the stream's work on it). Freeing twice,
+// or after Device.Close (which freed it), is a no-op.
 func (a *Array) Free() error {
 	if a == nil || a.dev == nil || a.ptr == 0 {
 		return nil
 	}
 	p := a.ptr
 	a.ptr = 0
+	a.dev.mu.Lock()
+	closed := a.dev.closed
+	a.dev.mu.Unlock()
+	if closed {
+		return nil // Close freed it
+	}
 	return a.dev.do("Free", func() error {
 		if _, ok := a.dev.live[p]; !ok {
 			return nil // freed by Close

@@ -213,3 +213,18 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 	err = d.do("MemInfo", func() (e error) { free, total, e = cu.MemInfo(); return e })
 	return free, total, err
 }
+
+// peakBandwidth is the device's theoretical memory bandwidth in bytes/s:
+// memory clock (kHz) × 2 (double data rate) × bus width (bits) / 8, the
+// figure the benchmarks compare with.
+func (d *Device) peakBandwidth() (float64, error) {
+	clock, err := d.dev.Attribute(cu.MemoryClockRate)
+	if err != nil {
+		return 0, err
+	}
+	width, err := d.dev.Attribute(cu.GlobalMemoryBusWidth)
+	if err != nil {
+		return 0, err
+	}
+	return float64(clock) * 1e3 * 2 * float64(width) / 8, nil
+}

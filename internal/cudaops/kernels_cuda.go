@@ -17,9 +17,14 @@ import (
 // 4 bytes the driver takes from the slot's low half (little endian).
 type arg = uint64
 
-func ptrArg(a *Array) arg  { return arg(a.ptr) }
-func intArg(n int) arg     { return arg(int64(n)) }
-func boolArg(b bool) arg   { return map[bool]arg{false: 0, true: 1}[b] }
+func ptrArg(a *Array) arg { return arg(a.ptr) }
+func intArg(n int) arg    { return arg(int64(n)) }
+func boolArg(b bool) arg {
+	if b {
+		return 1
+	}
+	return 0
+}
 func f64Arg(x float64) arg { return math.Float64bits(x) }
 func f32Arg(x float32) arg { return arg(math.Float32bits(x)) }
 
@@ -196,7 +201,7 @@ func MaskDot(dst, frames, masks *Array, sigDims int, accumulate bool) error {
 	if err != nil || n == 0 || k == 0 {
 		return err
 	}
-	if HaveCUBLAS() {
+	if HaveCUBLAS() && m > 0 { // cuBLAS wants leading dimensions ≥ 1
 		d := frames.dev
 		return d.do("MaskDot", func() error { return d.gemmMaskDot(dst, frames, masks, n, m, k, accumulate) })
 	}
