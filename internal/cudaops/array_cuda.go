@@ -122,13 +122,18 @@ func (a *Array) copyFrom(op string, src *nd.Array) error {
 		}
 		p = unsafe.Pointer(&v[0])
 	}
-	// Synchronous copy, after the stream's earlier work on a (the stream is
-	// non-blocking, so the legacy-stream cuMemcpyHtoD would not wait for it).
+	// On the Device's stream, so that it follows the kernels that used a
+	// before and precedes those after; then wait for it, so that src may
+	// change once CopyFrom returns. Rejected: the synchronous cuMemcpyHtoD,
+	// which runs on the legacy stream; the Device's stream does not
+	// synchronise with that one (it is non-blocking), and from pageable
+	// memory cuMemcpyHtoD may return before the DMA is done, so a kernel
+	// launched next could read the old contents.
 	return a.dev.do(op, func() error {
-		if err := a.dev.stream.Synchronize(); err != nil {
+		if err := cu.MemcpyHtoDAsync(a.ptr, p, a.Nbytes(), a.dev.stream); err != nil {
 			return err
 		}
-		return cu.MemcpyHtoD(a.ptr, p, a.Nbytes())
+		return a.dev.stream.Synchronize()
 	})
 }
 
@@ -144,10 +149,10 @@ func (a *Array) Download() (*nd.Array, error) {
 			return nil
 		}
 		return a.dev.do(op, func() error {
-			if err := a.dev.stream.Synchronize(); err != nil {
+			if err := cu.MemcpyDtoHAsync(p, a.ptr, a.Nbytes(), a.dev.stream); err != nil {
 				return err
 			}
-			return cu.MemcpyDtoH(p, a.ptr, a.Nbytes())
+			return a.dev.stream.Synchronize()
 		})
 	}
 	var (

@@ -32,12 +32,20 @@
 // # Building the cuda-tagged tests without a GPU
 //
 // internal/cudaops/tools/fetch-cuda.sh unpacks Debian bookworm's CUDA 11.8
-// (headers, stub libraries, nvcc) under .cuda/ (ignored by git);
-// tools/build-gpu-test.sh builds out/cudaops.test with -tags cuda,cublas
-// against the stubs (CGO_CFLAGS/CGO_LDFLAGS point there: gorgonia.org/cu's
-// own #cgo flags name /usr/local/cuda and friends, which do not exist
-// here, and the linker only warns about missing -L directories); and
-// tools/run-on-gpu.sh runs it on the GPU machine.
+// (headers, stub libraries, nvcc) under .cuda/ (ignored by git), with a
+// private apt configuration. tools/build-gpu-test.sh then builds
+// out/cudaops/cudaops.test (-tags cuda) and cudaops-cublas.test
+// (-tags cuda,cublas) against the stubs: CGO_CFLAGS/CGO_LDFLAGS point
+// there, since gorgonia.org/cu's own #cgo flags name /usr/local/cuda and
+// friends, which do not exist here (the linker only warns about missing -L
+// directories, and the environment's flags come first). The cublas binary
+// names the cuBLAS soname of the GPU machine (libcublas.so.13 by default,
+// through a generated link stub), cuBLAS's version being fixed at link
+// time. tools/run-on-gpu.sh runs both there: the machine needs the driver,
+// not Go or a toolkit. Running a cuda binary without a GPU shows the exit
+// described above: with the toolkit's stub libcuda.so.1 on the library
+// path it prints "Error in initialization ... UnknownErrorCode:34"
+// (CUDA_ERROR_STUB_LIBRARY) and exits with status 1.
 //
 // # Model
 //

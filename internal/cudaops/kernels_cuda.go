@@ -282,10 +282,10 @@ func Reduce(op nd.ReduceOp, a *Array) (float64, error) {
 		if err := d.launch("reduce_f64", 1, 1, arg(code), arg(res), arg(part), intArg(g)); err != nil {
 			return err
 		}
-		if err := d.stream.Synchronize(); err != nil {
+		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&out), res, 8, d.stream); err != nil {
 			return err
 		}
-		return cu.MemcpyDtoH(unsafe.Pointer(&out), res, 8)
+		return d.stream.Synchronize()
 	})
 	return out, err
 }

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# build-gpu-test.sh builds the cuda-tagged test binary of internal/cudaops
-# on a machine without a GPU, against the headers and stub libraries that
-# fetch-cuda.sh unpacks under .cuda/ (run that first), and vets the tagged
-# package. The binary links libcuda.so.1 and libcublas.so.11 dynamically:
-# on the GPU machine the driver provides the first; the second travels in
-# out/lib (copied from .cuda/, cuBLAS 11.8) unless the machine has one.
+# build-gpu-test.sh builds the cuda-tagged test binaries of
+# internal/cudaops on a machine without a GPU, against the headers and stub
+# libraries that fetch-cuda.sh unpacks under .cuda/ (run that first), and
+# vets the tagged package:
 #
-#   internal/cudaops/tools/build-gpu-test.sh          # -tags cuda,cublas
-#   TAGS=cuda internal/cudaops/tools/build-gpu-test.sh  # kernel MaskDot only
+#   out/cudaops/cudaops.test         -tags cuda          needs libcuda.so.1 (the driver)
+#   out/cudaops/cudaops-cublas.test  -tags cuda,cublas   also needs $CUBLAS_SONAME
+#   out/cudaops/run-on-gpu.sh        runs them on the GPU machine
 #
-# Output: out/cudaops.test (+ out/lib/), out/run-on-gpu.sh. Then, on the GPU
-# machine: out/run-on-gpu.sh (see run-on-gpu.sh).
+# cuBLAS's major version is fixed at link time (the binary names its
+# soname). The GPU machines lent here have CUDA 13 (libcublas.so.13), not
+# Debian's 11.8, and 670 MB of cuBLAS 11 cannot travel with the binary; so
+# the cublas binary links against a generated stub whose soname is
+# CUBLAS_SONAME (default libcublas.so.13) and which defines, unversioned,
+# the five cuBLAS functions cudaops calls (cublasCreate_v2,
+# cublasSetStream_v2, cublasSgemm_v2, cublasDgemm_v2, cublasDestroy_v2:
+# their ABI is the same in cuBLAS 11, 12 and 13). The real library is found
+# at run time. CUBLAS_SONAME=libcublas.so.11 links Debian's own 11.8 stub.
 #
 # gorgonia.org/cu's #cgo flags name /usr/local/cuda, /usr/local/cuda-11.0,
 # /opt/cuda and /usr/include / /usr/lib/x86_64-linux-gnu; none holds CUDA
@@ -25,21 +31,42 @@ inc=$root/usr/include
 lib=$root/usr/lib/x86_64-linux-gnu
 [ -e "$inc/cuda.h" ] || { echo "build-gpu-test: no $inc/cuda.h: run internal/cudaops/tools/fetch-cuda.sh" >&2; exit 1; }
 
+soname=${CUBLAS_SONAME:-libcublas.so.13}
+
 export CGO_ENABLED=1
 export CGO_CFLAGS="-I$inc ${CGO_CFLAGS:-}"
-# The stubs only resolve symbols at link time; -rpath-link lets the linker
-# follow libcublas.so.11's own dependencies (libcublasLt.so.11).
-export CGO_LDFLAGS="-L$lib/stubs -Wl,-rpath-link,$lib ${CGO_LDFLAGS:-}"
+cgo_ld="-L$lib/stubs -Wl,-rpath-link,$lib ${CGO_LDFLAGS:-}"
 
 cd "$repo"
-mkdir -p out/lib
-echo "build-gpu-test: go vet -tags $tags ./internal/cudaops" >&2
-go vet -tags "$tags" ./internal/cudaops
-echo "build-gpu-test: go test -c -tags $tags -o out/cudaops.test ./internal/cudaops" >&2
-go test -c -tags "$tags" -o out/cudaops.test ./internal/cudaops
-if [[ ,$tags, == *,cublas,* ]]; then
-	cp -L "$lib/libcublas.so.11" "$lib/libcublasLt.so.11" out/lib/
+mkdir -p out/cudaops
+rm -f out/cudaops/*.test
+
+echo "build-gpu-test: go vet -tags cuda / cuda,cublas ./internal/cudaops" >&2
+CGO_LDFLAGS=$cgo_ld go vet -tags cuda ./internal/cudaops
+CGO_LDFLAGS=$cgo_ld go vet -tags cuda,cublas ./internal/cudaops
+
+echo "build-gpu-test: go test -c -tags cuda -o out/cudaops/cudaops.test" >&2
+CGO_LDFLAGS=$cgo_ld go test -c -tags cuda -o out/cudaops/cudaops.test ./internal/cudaops
+
+stub=$repo/.cuda/cublas-stub
+if [ "$soname" != libcublas.so.11 ]; then
+	mkdir -p "$stub"
+	cat >"$stub/stub.c" <<'STUB'
+/* Link-time stand-in for cuBLAS: never loaded (the real library has the
+   same soname); only its symbol names matter to the linker. */
+int cublasCreate_v2(void) { return 0; }
+int cublasSetStream_v2(void) { return 0; }
+int cublasSgemm_v2(void) { return 0; }
+int cublasDgemm_v2(void) { return 0; }
+int cublasDestroy_v2(void) { return 0; }
+STUB
+	gcc -shared -fPIC -o "$stub/libcublas.so" -Wl,-soname,"$soname" "$stub/stub.c"
+	cgo_ld="-L$stub $cgo_ld"
 fi
-cp internal/cudaops/tools/run-on-gpu.sh out/run-on-gpu.sh
-echo "build-gpu-test: built out/cudaops.test; needs at run time:" >&2
-readelf -d out/cudaops.test | sed -n 's/.*(NEEDED).*\[\(.*\)\]/  \1/p' >&2
+echo "build-gpu-test: go test -c -tags cuda,cublas -o out/cudaops/cudaops-cublas.test (cuBLAS soname $soname)" >&2
+CGO_LDFLAGS=$cgo_ld go test -c -tags cuda,cublas -o out/cudaops/cudaops-cublas.test ./internal/cudaops
+
+cp internal/cudaops/tools/run-on-gpu.sh out/cudaops/run-on-gpu.sh
+for b in out/cudaops/cudaops.test out/cudaops/cudaops-cublas.test; do
+	echo "build-gpu-test: $b needs: $(readelf -d "$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')" >&2
+done
