@@ -121,7 +121,10 @@
 //   - Run computes GetResults eagerly (see Lazy results).
 //   - Masked data is a (data, valid) pair: Go has no masked arrays.
 //   - UDFs are rebuilt from registered names and parameters, not pickled.
-//   - Only the CPU backend is built in; WithBackend(BackendCUDA) errors.
+//   - A run uses the CPU unless WithBackend picks CUDA (no automatic pick:
+//     see backend.go). WithBackend(BackendCUDA) needs the cuda build tag
+//     (internal/cudaops) and a device, else it fails naming the UDF with
+//     "no CUDA in this build"; its partition tasks ask for GPU=1.
 //
 // # Errors
 //

@@ -304,27 +304,21 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 		dts = append(dts, pref)
 	}
 	ri.Input = nd.ResultType(dts...)
-	// Backend.
+	// Backend (backend.go).
+	want := BackendCPU
+	if cfg.backend != "" {
+		want = cfg.backend
+	}
 	for _, u := range udfs {
 		bs := []Backend{BackendCPU}
 		if b, ok := u.(Backender); ok {
 			bs = b.Backends()
 		}
-		want := BackendCPU
-		if cfg.backend != "" {
-			want = cfg.backend
-		}
-		if want != BackendCPU {
-			return nil, &UDFError{UDF: u.Name(), Step: "backend", Err: fmt.Errorf("backend %q is not available in this build", want)}
-		}
-		found := false
-		for _, b := range bs {
-			found = found || b == want
-		}
-		if !found {
-			return nil, &UDFError{UDF: u.Name(), Step: "backend", Err: fmt.Errorf("supports %v, not %q", bs, want)}
+		if err := checkBackend(u.Name(), bs, want); err != nil {
+			return nil, err
 		}
 	}
+	ri.Backend = want
 	// UDFs: params, declarations, method, merge availability.
 	m := ri.mainMeta()
 	p := &runPlan{ri: ri, cfg: cfg}
@@ -433,7 +427,7 @@ func (p *runPlan) buildGraph(g *graph.Graph, tok string, parts []int) (graph.Key
 	for _, i := range parts {
 		k := graph.BlockKey("udf-partition-"+tok, i)
 		if !g.Has(k) {
-			if err := g.AddTask(k, &partOp{ri: p.ri, Part: i, Start: p.bounds[i], Stop: p.bounds[i+1]}); err != nil {
+			if err := g.Set(k, partitionNode(&partOp{ri: p.ri, Part: i, Start: p.bounds[i], Stop: p.bounds[i+1]})); err != nil {
 				return "", err
 			}
 		}

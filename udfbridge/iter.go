@@ -86,7 +86,7 @@ func (it *Iter) Next(ctx context.Context) bool {
 		i := it.parts[it.done]
 		g := graph.New(1)
 		k := graph.BlockKey("udf-partition", i)
-		if err := g.AddTask(k, &partOp{ri: ri, Part: i, Start: it.p.bounds[i], Stop: it.p.bounds[i+1]}); err != nil {
+		if err := g.Set(k, partitionNode(&partOp{ri: ri, Part: i, Start: it.p.bounds[i], Stop: it.p.bounds[i+1]})); err != nil {
 			it.err = err
 			return false
 		}

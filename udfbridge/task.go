@@ -41,6 +41,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	origin := ri.roiBefore(o.Start)
 	m := ri.mainMeta()
 	m.Partition = o.Part
+	m.Backend, m.DeviceClass = ri.Backend, deviceClass(ri.Backend)
 	m.PartitionShape = append([]int{rp}, ri.SigShape...)
 	partSlice := &Slice{NavOrigin: origin, NavSize: rp, SigOrigin: make([]int, len(ri.SigShape)), SigShape: ri.SigShape}
 	m.Slice = partSlice

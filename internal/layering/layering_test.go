@@ -27,7 +27,8 @@ var anything = []string{"*"}
 //
 //	graph < optimize < sched < {viz, sched/distributed} < delayed
 //	      < chunkarray < udfbridge;  chunkarray/nd stands alone below
-//	chunkarray; internal/cudaops sits on chunkarray/nd only.
+//	chunkarray; internal/cudaops sits on chunkarray/nd only, and udfbridge
+//	may use it (UDF backends).
 var allowed = map[string][]string{
 	"graph":                 {},
 	"optimize":              {"graph"},
@@ -43,7 +44,7 @@ var allowed = map[string][]string{
 	"chunkarray/zarr/blosc": {},
 	"chunkarray/zarr":       {"chunkarray/nd", "chunkarray/zarr/blosc"},
 	"chunkarray":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
-	"udfbridge":             {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
+	"udfbridge":             {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc", "internal/cudaops"},
 	"internal/cudaops":      {"chunkarray/nd"},
 	"internal/layering":     {},
 	"internal/deploycheck":  {},

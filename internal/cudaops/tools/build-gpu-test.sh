@@ -45,6 +45,9 @@ echo "build-gpu-test: go vet -tags cuda / cuda,cublas ./internal/cudaops" >&2
 CGO_LDFLAGS=$cgo_ld go vet -tags cuda ./internal/cudaops
 CGO_LDFLAGS=$cgo_ld go vet -tags cuda,cublas ./internal/cudaops
 
+echo "build-gpu-test: go build -tags cuda ./... (the module's cuda build, udfbridge included)" >&2
+CGO_LDFLAGS=$cgo_ld go build -tags cuda ./...
+
 echo "build-gpu-test: go test -c -tags cuda -o out/cudaops/cudaops.test" >&2
 CGO_LDFLAGS=$cgo_ld go test -c -tags cuda -o out/cudaops/cudaops.test ./internal/cudaops
 
