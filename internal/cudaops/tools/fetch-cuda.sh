@@ -61,8 +61,14 @@ for p in "${pkgs[@]}"; do
 	apt-cache "${aptopts[@]}" policy "$p" | sed -n '1,3p' >&2
 done
 
-echo "fetch-cuda: apt-get download ${pkgs[*]}" >&2
-(cd "$debs" && apt-get "${aptopts[@]}" -q download "${pkgs[@]}")
+missing=()
+for p in "${pkgs[@]}"; do
+	compgen -G "$debs/${p}_*.deb" >/dev/null || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "fetch-cuda: apt-get download ${missing[*]}" >&2
+	(cd "$debs" && apt-get "${aptopts[@]}" -q download "${missing[@]}")
+fi
 
 for d in "$debs"/*.deb; do
 	stamp=$top/.unpacked-$(basename "$d")
