@@ -23,7 +23,7 @@ type engine struct {
 	d    *graph.Deps
 	ctx  context.Context // passed to tasks; cancelled on the first error
 	done <-chan struct{} // ctx.Done(), nil when ctx cannot be cancelled
-	cb   *callbacks
+	cb   *Hooks
 
 	vals   []any
 	wanted []bool  // requested keys: never released
@@ -42,11 +42,13 @@ type engine struct {
 	fin      chan struct{}
 }
 
-// callbacks is the flattened form of the []*Callbacks in ctx: one slice per
-// hook, without nils, so that a hook nobody set costs a length check. The
-// RWMutex keeps worker-side hooks from running after Finish: workers hold it
-// for reading around each hook, Get takes it for writing before Finish.
-type callbacks struct {
+// Hooks is the flattened form of the []*Callbacks in a context: one slice
+// per hook, without nils, so that a hook nobody set costs a length check.
+// Schedulers call its methods, never the Callbacks directly; those outside
+// this package (sched/distributed) get one from HooksFrom. The RWMutex
+// keeps worker-side hooks from running after Finish: they hold it for
+// reading, Finish takes it for writing.
+type Hooks struct {
 	start   []func(*graph.Graph)
 	pre     []func(graph.Key, int)
 	post    []func(graph.Key, any, error, int)
@@ -57,8 +59,11 @@ type callbacks struct {
 	closed bool
 }
 
-func flatten(cbs []*Callbacks) *callbacks {
-	c := &callbacks{}
+// HooksFrom flattens the callbacks attached to ctx.
+func HooksFrom(ctx context.Context) *Hooks { return flatten(CallbacksFrom(ctx)) }
+
+func flatten(cbs []*Callbacks) *Hooks {
+	c := &Hooks{}
 	for _, x := range cbs {
 		if x.Start != nil {
 			c.start = append(c.start, x.Start)
@@ -79,7 +84,19 @@ func flatten(cbs []*Callbacks) *callbacks {
 	return c
 }
 
-func (c *callbacks) pretask(k graph.Key, w int) {
+// PerTask reports whether any per-task hook (Pretask, Posttask, Release)
+// is set; a scheduler may skip gathering per-task events otherwise.
+func (c *Hooks) PerTask() bool { return len(c.pre)+len(c.post)+len(c.release) > 0 }
+
+// Start calls every Start hook with g.
+func (c *Hooks) Start(g *graph.Graph) {
+	for _, f := range c.start {
+		f(g)
+	}
+}
+
+// Pretask calls every Pretask hook, unless Finish has been called.
+func (c *Hooks) Pretask(k graph.Key, w int) {
 	c.mu.RLock()
 	if !c.closed {
 		for _, f := range c.pre {
@@ -89,7 +106,8 @@ func (c *callbacks) pretask(k graph.Key, w int) {
 	c.mu.RUnlock()
 }
 
-func (c *callbacks) posttask(k graph.Key, v any, err error, w int) {
+// Posttask calls every Posttask hook, unless Finish has been called.
+func (c *Hooks) Posttask(k graph.Key, v any, err error, w int) {
 	c.mu.RLock()
 	if !c.closed {
 		for _, f := range c.post {
@@ -99,7 +117,18 @@ func (c *callbacks) posttask(k graph.Key, v any, err error, w int) {
 	c.mu.RUnlock()
 }
 
-func (c *callbacks) released(g *graph.Graph, idx []int32) {
+// Release calls every Release hook for k, unless Finish has been called.
+func (c *Hooks) Release(k graph.Key) {
+	c.mu.RLock()
+	if !c.closed {
+		for _, f := range c.release {
+			f(k)
+		}
+	}
+	c.mu.RUnlock()
+}
+
+func (c *Hooks) released(g *graph.Graph, idx []int32) {
 	c.mu.RLock()
 	if !c.closed {
 		for _, i := range idx {
@@ -111,9 +140,9 @@ func (c *callbacks) released(g *graph.Graph, idx []int32) {
 	c.mu.RUnlock()
 }
 
-// close stops worker-side hooks, waiting for those under way, and calls
-// Finish.
-func (c *callbacks) close(err error) {
+// Finish stops the worker-side hooks, waiting for those under way, and
+// calls every Finish hook with err.
+func (c *Hooks) Finish(err error) {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
@@ -129,11 +158,9 @@ func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (ou
 	started := false
 	defer func() {
 		if !started {
-			for _, f := range cb.start {
-				f(g)
-			}
+			cb.Start(g)
 		}
-		cb.close(err)
+		cb.Finish(err)
 	}()
 	pg, d, want, err := Plan(g, keys)
 	if err != nil {
@@ -141,9 +168,7 @@ func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (ou
 	}
 	g = pg
 	started = true
-	for _, f := range cb.start {
-		f(g)
-	}
+	cb.Start(g)
 	if len(keys) == 0 {
 		return []any{}, nil
 	}
@@ -220,7 +245,7 @@ func cull(g *graph.Graph, d *graph.Deps, keys []graph.Key, want []int32) (*graph
 	return sub, sd, want, nil
 }
 
-func newEngine(ctx context.Context, g *graph.Graph, d *graph.Deps, prio, want []int32, cb *callbacks) *engine {
+func newEngine(ctx context.Context, g *graph.Graph, d *graph.Deps, prio, want []int32, cb *Hooks) *engine {
 	n := g.Len()
 	e := &engine{
 		g: g, d: d, ctx: ctx, done: ctx.Done(), cb: cb,
@@ -418,13 +443,13 @@ func (e *engine) work(w int) {
 		}
 		k := e.g.Key(int(next))
 		if len(e.cb.pre) > 0 {
-			e.cb.pretask(k, w)
+			e.cb.Pretask(k, w)
 		}
 		var v any
 		var err error
 		v, err, args = e.run(k, next, args)
 		if len(e.cb.post) > 0 {
-			e.cb.posttask(k, v, err, w)
+			e.cb.Posttask(k, v, err, w)
 		}
 
 		e.mu.Lock()

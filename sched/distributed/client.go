@@ -126,20 +126,20 @@ const maxNode = 63 << 20
 // the value stays on the worker), and Release for every intermediate node,
 // when its last dependent has finished, as Threaded does.
 func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out []any, err error) {
-	cb := flattenCallbacks(sched.CallbacksFrom(ctx))
+	cb := sched.HooksFrom(ctx)
 	started := false
 	defer func() {
 		if !started {
-			cb.start(g)
+			cb.Start(g)
 		}
-		cb.finish(err)
+		cb.Finish(err)
 	}()
 	pg, d, want, err := sched.Plan(g, keys)
 	if err != nil {
 		return nil, err
 	}
 	started = true
-	cb.start(pg)
+	cb.Start(pg)
 	if len(keys) == 0 {
 		return []any{}, nil
 	}
@@ -174,7 +174,7 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 type job struct {
 	g      *graph.Graph
 	d      *graph.Deps
-	cb     *callbacks
+	cb     *sched.Hooks
 	prio   []int32 // prio[node] is its task index
 	byPrio []int32 // byPrio[task index] is its node
 	wanted []bool
@@ -208,7 +208,7 @@ const (
 	outDone                        // value in vals
 )
 
-func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *callbacks) (*job, error) {
+func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job, error) {
 	prio, err := optimize.Order(g, d)
 	if err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *callbacks) (*job, e
 		source: make([]int32, n),
 		vals:   make([]any, n),
 		state:  map[int32]outputState{},
-		events: cb.wantsEvents(),
+		events: cb.PerTask(),
 	}
 	for i, p := range prio {
 		j.byPrio[p] = int32(i)
@@ -289,7 +289,7 @@ func (j *job) complete(i int32) {
 		for _, dep := range j.d.Of(int(i)) {
 			j.users[dep]--
 			if j.users[dep] == 0 && !j.wanted[dep] {
-				j.cb.release(j.g.Key(int(dep)))
+				j.cb.Release(j.g.Key(int(dep)))
 			}
 		}
 		alias := int32(-1)
@@ -322,8 +322,8 @@ func (j *job) taskFinished(t int32, worker int) {
 		return
 	}
 	k := j.g.Key(int(i))
-	j.cb.pretask(k, worker)
-	j.cb.posttask(k, nil, nil, worker)
+	j.cb.Pretask(k, worker)
+	j.cb.Posttask(k, nil, nil, worker)
 	j.complete(i)
 }
 
@@ -584,8 +584,8 @@ func (j *job) jobError(je *pb.JobError) error {
 		}
 		err := &sched.TaskError{Key: key, Op: opName(nd), Err: cause}
 		if j.events && !j.finished[j.byPrio[je.Index]] {
-			j.cb.pretask(key, -1)
-			j.cb.posttask(key, nil, err, -1)
+			j.cb.Pretask(key, -1)
+			j.cb.Posttask(key, nil, err, -1)
 		}
 		return err
 	case pb.JobError_KILLED_WORKER:
@@ -626,71 +626,4 @@ func killedCount(msg string) int {
 		}
 	}
 	return 0
-}
-
-// callbacks is the flattened form of the []*sched.Callbacks of a Get. The
-// client calls every hook on Get's own goroutine, so, unlike Threaded's,
-// it needs no lock: nothing can run after Finish.
-type callbacks struct {
-	starts  []func(*graph.Graph)
-	pre     []func(graph.Key, int)
-	post    []func(graph.Key, any, error, int)
-	rel     []func(graph.Key)
-	finishs []func(error)
-}
-
-func flattenCallbacks(cbs []*sched.Callbacks) *callbacks {
-	c := &callbacks{}
-	for _, x := range cbs {
-		if x.Start != nil {
-			c.starts = append(c.starts, x.Start)
-		}
-		if x.Pretask != nil {
-			c.pre = append(c.pre, x.Pretask)
-		}
-		if x.Posttask != nil {
-			c.post = append(c.post, x.Posttask)
-		}
-		if x.Release != nil {
-			c.rel = append(c.rel, x.Release)
-		}
-		if x.Finish != nil {
-			c.finishs = append(c.finishs, x.Finish)
-		}
-	}
-	return c
-}
-
-// wantsEvents reports whether a hook needs the scheduler's per-task
-// events; without one, the scheduler sends none.
-func (c *callbacks) wantsEvents() bool { return len(c.pre)+len(c.post)+len(c.rel) > 0 }
-
-func (c *callbacks) start(g *graph.Graph) {
-	for _, f := range c.starts {
-		f(g)
-	}
-}
-
-func (c *callbacks) pretask(k graph.Key, w int) {
-	for _, f := range c.pre {
-		f(k, w)
-	}
-}
-
-func (c *callbacks) posttask(k graph.Key, v any, err error, w int) {
-	for _, f := range c.post {
-		f(k, v, err, w)
-	}
-}
-
-func (c *callbacks) release(k graph.Key) {
-	for _, f := range c.rel {
-		f(k)
-	}
-}
-
-func (c *callbacks) finish(err error) {
-	for _, f := range c.finishs {
-		f(err)
-	}
 }

@@ -306,7 +306,7 @@ func TestJobErrorMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := newJob(g, d, []int32{1}, flattenCallbacks(nil))
+	j, err := newJob(g, d, []int32{1}, sched.HooksFrom(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
