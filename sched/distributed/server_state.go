@@ -535,6 +535,11 @@ func (s *Server) handleWorker(w *srvWorker, m *pb.WorkerMessage) {
 	if m.Heartbeat != nil {
 		w.hb = m.Heartbeat
 	}
+	// Replicas first: they come with the results of the tasks that
+	// fetched them, and a result may release the key on every holder.
+	for _, r := range m.Replicas {
+		s.replica(w, r)
+	}
 	for _, d := range m.Done {
 		s.taskDone(w, d)
 	}
@@ -624,6 +629,30 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	} else if j.need[t] == 0 {
 		s.release(j, t)
 	}
+}
+
+// replica: w fetched a value for a task and keeps it. While the value is
+// in memory and still needed (an unfinished dependent, or an output), w
+// is one more holder: later tasks needing it are placed there and read
+// it locally, other workers may fetch it there, and it survives its first
+// holder. Otherwise w is told to drop it.
+//
+// A replica reported for an earlier life of a value (it was released and
+// recomputed meanwhile) counts too: values are deterministic. In the rare
+// case that a release answered to a stale report reaches w after w has
+// fetched the value again, w holds less than the scheduler thinks; a task
+// then finds the value missing on w and fetches it from another holder,
+// or reports MissingDep, which drops w from the holders.
+func (s *Server) replica(w *srvWorker, r *pb.Replica) {
+	j, t := s.lookup(r.Job, r.Key)
+	if j == nil {
+		return // the job is over: the worker dropped it with cancel_jobs
+	}
+	if j.state[t] == tsMemory && (j.need[t] > 0 || j.isOut[t]) {
+		j.who[t].add(w.id)
+		return
+	}
+	w.wout().Release = append(w.wout().Release, &pb.KeyRef{Job: j.id, Key: r.Key})
 }
 
 // release drops t's value on every worker holding it.

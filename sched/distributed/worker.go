@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -60,13 +61,16 @@ type Worker struct {
 	queue     taskHeap
 	tasks     map[taskID]*task // queued or running
 	jobs      map[uint64]*jobState
-	gone      map[uint64]bool // cancelled jobs of this session: late tasks are ignored
+	gone      map[uint64]bool          // cancelled jobs of this session: late tasks are ignored
+	fetching  map[taskID]chan struct{} // values a runner is fetching; closed once stored (gather)
 	free      map[string]float64
 	executing int
 	seq       uint64
 	stopping  bool
 	out       *pb.WorkerMessage // pending results; guarded by mu
 	wake      chan struct{}     // the sender has something to send
+
+	fetched atomic.Int64 // values received from peers, for tests
 
 	wg   sync.WaitGroup // runners
 	done chan struct{}
@@ -123,19 +127,20 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		addr = advertised(lis.Addr().(*net.TCPAddr), opts.Scheduler)
 	}
 	w := &Worker{
-		opts:  opts,
-		log:   log,
-		lis:   lis,
-		addr:  addr,
-		store: newStore(opts.MemoryLimit, opts.SpillDir),
-		data:  newDataClient(opts.Security),
-		tasks: map[taskID]*task{},
-		jobs:  map[uint64]*jobState{},
-		gone:  map[uint64]bool{},
-		free:  map[string]float64{},
-		out:   &pb.WorkerMessage{},
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		opts:     opts,
+		log:      log,
+		lis:      lis,
+		addr:     addr,
+		store:    newStore(opts.MemoryLimit, opts.SpillDir),
+		data:     newDataClient(opts.Security),
+		tasks:    map[taskID]*task{},
+		jobs:     map[uint64]*jobState{},
+		gone:     map[uint64]bool{},
+		fetching: map[taskID]chan struct{}{},
+		free:     map[string]float64{},
+		out:      &pb.WorkerMessage{},
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
 		reg: &pb.Register{
 			Name:        opts.Name,
 			DataAddress: addr,
@@ -438,7 +443,7 @@ func (w *Worker) sendLoop(ctx, sctx context.Context, s *session) {
 		}
 		w.mu.Lock()
 		m := w.out
-		empty := len(m.Done)+len(m.Failed)+len(m.Missing)+len(m.Stolen) == 0
+		empty := len(m.Done)+len(m.Failed)+len(m.Missing)+len(m.Stolen)+len(m.Replicas) == 0
 		if !empty {
 			w.out = &pb.WorkerMessage{}
 		}

@@ -271,7 +271,7 @@ func (w *Worker) runTask(t *task, args []any) []any {
 		return args
 	}
 	start := time.Now()
-	deps, missing, failure := w.gather(ctx, spec)
+	deps, missing, failure := w.gather(ctx, t)
 	if ctx.Err() != nil {
 		return args
 	}
@@ -321,24 +321,25 @@ func (w *Worker) report(t *task, add func(m *pb.WorkerMessage)) bool {
 	return live
 }
 
-// gather returns the values of spec's dependencies: from the store, else
-// fetched from the addresses the scheduler gave, several keys per peer in
-// one call, trying a dependency's next address when one fails. A
-// dependency that no address serves is returned in missing, with the
-// addresses that failed.
+// gather returns the values of t's dependencies: from the store, else
+// fetched from the addresses the scheduler gave (fetchDeps). A fetched
+// value is kept in the store as a replica and reported to the scheduler
+// (keepReplicas), so that the next task here needing it reads it locally.
+// Runners needing the same value at once fetch it once: the first claims
+// it in w.fetching, the others wait for it after fetching their own claims
+// (never before, so that two runners waiting on each other's claims cannot
+// deadlock) and fetch it themselves only if it did not arrive.
 //
-// A dependency that its holder cannot encode, or this worker cannot
-// decode, is the task's failure instead: asking again would fail again.
-func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string]any, missing []*pb.MissingDep, failure *pb.Failure) {
+// A dependency that no address serves is returned in missing, with the
+// addresses that failed. A dependency that its holder cannot encode, or
+// this worker cannot decode, is the task's failure instead: asking again
+// would fail again.
+func (w *Worker) gather(ctx context.Context, t *task) (deps map[string]any, missing []*pb.MissingDep, failure *pb.Failure) {
+	spec := t.spec
 	deps = make(map[string]any, len(spec.Deps))
 	var remote []*pb.Dep
 	for _, d := range spec.Deps {
-		v, ok, err := w.store.get(spec.Job, d.Key)
-		if err != nil {
-			w.log.Warn("cannot read back a spilled value", "job", spec.Job, "key", d.Key, "err", err)
-		}
-		if ok && err == nil {
-			deps[d.Key] = v
+		if w.fromStore(spec.Job, d.Key, deps) {
 			continue
 		}
 		remote = append(remote, d)
@@ -346,6 +347,110 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 	if len(remote) == 0 {
 		return deps, nil, nil
 	}
+	var mine, theirs []*pb.Dep
+	var waits []chan struct{}
+	w.mu.Lock()
+	for _, d := range remote {
+		id := taskID{spec.Job, d.Key}
+		if ch := w.fetching[id]; ch != nil {
+			theirs = append(theirs, d)
+			waits = append(waits, ch)
+			continue
+		}
+		if w.store.has(spec.Job, d.Key) {
+			// Stored by a claim that ended since the first look.
+			theirs = append(theirs, d)
+			continue
+		}
+		w.fetching[id] = make(chan struct{})
+		mine = append(mine, d)
+	}
+	w.mu.Unlock()
+	if len(mine) > 0 {
+		missing, failure = w.fetchDeps(ctx, spec, mine, deps)
+		w.keepReplicas(t, mine, deps, true)
+		if failure != nil {
+			return nil, nil, failure
+		}
+	}
+	if len(theirs) == 0 {
+		return deps, missing, nil
+	}
+	for _, ch := range waits {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return deps, missing, nil
+		}
+	}
+	var again []*pb.Dep
+	for _, d := range theirs {
+		if !w.fromStore(spec.Job, d.Key, deps) {
+			again = append(again, d)
+		}
+	}
+	if len(again) == 0 {
+		return deps, missing, nil
+	}
+	more, failure := w.fetchDeps(ctx, spec, again, deps)
+	w.keepReplicas(t, again, deps, false)
+	if failure != nil {
+		return nil, nil, failure
+	}
+	return deps, append(missing, more...), nil
+}
+
+// fromStore sets deps[key] to job's value of key if the store holds it.
+func (w *Worker) fromStore(job uint64, key string, deps map[string]any) bool {
+	v, ok, err := w.store.get(job, key)
+	if err != nil {
+		w.log.Warn("cannot read back a spilled value", "job", job, "key", key, "err", err)
+	}
+	if ok && err == nil {
+		deps[key] = v
+		return true
+	}
+	return false
+}
+
+// keepReplicas stores the values of ds that were fetched into deps and
+// reports them as replicas, or drops them again when t's job is no longer
+// live in this session (checked after storing, so that a cancel_jobs
+// handled meanwhile cannot leave them behind). With claimed, it then ends
+// this runner's claims on ds, waking runners waiting for them.
+func (w *Worker) keepReplicas(t *task, ds []*pb.Dep, deps map[string]any, claimed bool) {
+	job := t.spec.Job
+	var reps []*pb.Replica
+	for _, d := range ds {
+		if v, ok := deps[d.Key]; ok {
+			reps = append(reps, &pb.Replica{Job: job, Key: d.Key, Nbytes: w.store.put(job, d.Key, v)})
+		}
+	}
+	w.mu.Lock()
+	live := w.jobs[job] == t.job && !w.stopping
+	if live {
+		w.out.Replicas = append(w.out.Replicas, reps...)
+	}
+	if claimed {
+		for _, d := range ds {
+			id := taskID{job, d.Key}
+			close(w.fetching[id])
+			delete(w.fetching, id)
+		}
+	}
+	w.mu.Unlock()
+	if !live {
+		for _, r := range reps {
+			w.store.release(job, r.Key)
+		}
+	}
+}
+
+// fetchDeps fetches the values of remote into deps, several keys per peer
+// in one call, trying a dependency's next address when one fails. It
+// returns the dependencies that no address served, and the task's failure
+// when a value cannot be encoded or decoded.
+func (w *Worker) fetchDeps(ctx context.Context, spec *pb.TaskSpec, remote []*pb.Dep, deps map[string]any) (missing []*pb.MissingDep, failure *pb.Failure) {
 	failed := map[string][]string{} // dependency -> addresses that failed
 	next := map[string]int{}        // dependency -> index of its next address
 	var mu sync.Mutex
@@ -375,6 +480,7 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 			keys := byAddr[addr]
 			err := w.data.fetchEach(ctx, addr, spec.Job, keys, func(i int, v any, ok bool) {
 				if ok {
+					w.fetched.Add(1)
 					mu.Lock()
 					deps[keys[i]] = v
 					mu.Unlock()
@@ -401,7 +507,7 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 			wg.Wait()
 		}
 		if failure != nil {
-			return nil, nil, failure
+			return nil, failure
 		}
 		var again []*pb.Dep
 		for _, d := range remote {
@@ -419,7 +525,7 @@ func (w *Worker) gather(ctx context.Context, spec *pb.TaskSpec) (deps map[string
 		}
 		remote = again
 	}
-	return deps, missing, nil
+	return missing, nil
 }
 
 // execute runs spec's node with its dependencies' values. It returns the

@@ -89,7 +89,7 @@ func (x JobError_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use JobError_Kind.Descriptor instead.
 func (JobError_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{19, 0}
+	return file_tessera_proto_rawDescGZIP(), []int{20, 0}
 }
 
 type Register struct {
@@ -977,6 +977,73 @@ func (x *Heartbeat) GetUnspillCount() int64 {
 	return 0
 }
 
+// Replica: the worker fetched a value for a task and keeps it (spillable
+// like any value it holds). The scheduler counts the worker as one more
+// holder of the key while the key is in memory and still needed, so that
+// later tasks needing it are placed there and read it locally; otherwise
+// it answers with a release of the key for that worker. A replica is
+// released like every value: on every holder, when no unfinished task of
+// the job needs it any more.
+type Replica struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Nbytes        int64                  `protobuf:"varint,3,opt,name=nbytes,proto3" json:"nbytes,omitempty"` // size of the value held in memory
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Replica) Reset() {
+	*x = Replica{}
+	mi := &file_tessera_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Replica) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Replica) ProtoMessage() {}
+
+func (x *Replica) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Replica.ProtoReflect.Descriptor instead.
+func (*Replica) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Replica) GetJob() uint64 {
+	if x != nil {
+		return x.Job
+	}
+	return 0
+}
+
+func (x *Replica) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Replica) GetNbytes() int64 {
+	if x != nil {
+		return x.Nbytes
+	}
+	return 0
+}
+
 type WorkerMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Register      *Register              `protobuf:"bytes,1,opt,name=register,proto3" json:"register,omitempty"`
@@ -985,13 +1052,14 @@ type WorkerMessage struct {
 	Missing       []*MissingDep          `protobuf:"bytes,4,rep,name=missing,proto3" json:"missing,omitempty"`
 	Stolen        []*StealReply          `protobuf:"bytes,5,rep,name=stolen,proto3" json:"stolen,omitempty"`
 	Heartbeat     *Heartbeat             `protobuf:"bytes,6,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
+	Replicas      []*Replica             `protobuf:"bytes,7,rep,name=replicas,proto3" json:"replicas,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkerMessage) Reset() {
 	*x = WorkerMessage{}
-	mi := &file_tessera_proto_msgTypes[12]
+	mi := &file_tessera_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1003,7 +1071,7 @@ func (x *WorkerMessage) String() string {
 func (*WorkerMessage) ProtoMessage() {}
 
 func (x *WorkerMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[12]
+	mi := &file_tessera_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1016,7 +1084,7 @@ func (x *WorkerMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerMessage.ProtoReflect.Descriptor instead.
 func (*WorkerMessage) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{12}
+	return file_tessera_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WorkerMessage) GetRegister() *Register {
@@ -1061,6 +1129,13 @@ func (x *WorkerMessage) GetHeartbeat() *Heartbeat {
 	return nil
 }
 
+func (x *WorkerMessage) GetReplicas() []*Replica {
+	if x != nil {
+		return x.Replicas
+	}
+	return nil
+}
+
 // TaskDef is one node of a job's graph.
 type TaskDef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1075,7 +1150,7 @@ type TaskDef struct {
 
 func (x *TaskDef) Reset() {
 	*x = TaskDef{}
-	mi := &file_tessera_proto_msgTypes[13]
+	mi := &file_tessera_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1087,7 +1162,7 @@ func (x *TaskDef) String() string {
 func (*TaskDef) ProtoMessage() {}
 
 func (x *TaskDef) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[13]
+	mi := &file_tessera_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1100,7 +1175,7 @@ func (x *TaskDef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDef.ProtoReflect.Descriptor instead.
 func (*TaskDef) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{13}
+	return file_tessera_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TaskDef) GetKey() string {
@@ -1150,7 +1225,7 @@ type Run struct {
 
 func (x *Run) Reset() {
 	*x = Run{}
-	mi := &file_tessera_proto_msgTypes[14]
+	mi := &file_tessera_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1237,7 @@ func (x *Run) String() string {
 func (*Run) ProtoMessage() {}
 
 func (x *Run) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[14]
+	mi := &file_tessera_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1250,7 @@ func (x *Run) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Run.ProtoReflect.Descriptor instead.
 func (*Run) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{14}
+	return file_tessera_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Run) GetOutputs() []int32 {
@@ -1218,7 +1293,7 @@ type LostOutput struct {
 
 func (x *LostOutput) Reset() {
 	*x = LostOutput{}
-	mi := &file_tessera_proto_msgTypes[15]
+	mi := &file_tessera_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1305,7 @@ func (x *LostOutput) String() string {
 func (*LostOutput) ProtoMessage() {}
 
 func (x *LostOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[15]
+	mi := &file_tessera_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1318,7 @@ func (x *LostOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LostOutput.ProtoReflect.Descriptor instead.
 func (*LostOutput) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{15}
+	return file_tessera_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *LostOutput) GetIndex() int32 {
@@ -1271,7 +1346,7 @@ type ClientMessage struct {
 
 func (x *ClientMessage) Reset() {
 	*x = ClientMessage{}
-	mi := &file_tessera_proto_msgTypes[16]
+	mi := &file_tessera_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1358,7 @@ func (x *ClientMessage) String() string {
 func (*ClientMessage) ProtoMessage() {}
 
 func (x *ClientMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[16]
+	mi := &file_tessera_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1371,7 @@ func (x *ClientMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientMessage.ProtoReflect.Descriptor instead.
 func (*ClientMessage) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{16}
+	return file_tessera_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ClientMessage) GetTasks() []*TaskDef {
@@ -1333,7 +1408,7 @@ type TaskEvent struct {
 
 func (x *TaskEvent) Reset() {
 	*x = TaskEvent{}
-	mi := &file_tessera_proto_msgTypes[17]
+	mi := &file_tessera_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1420,7 @@ func (x *TaskEvent) String() string {
 func (*TaskEvent) ProtoMessage() {}
 
 func (x *TaskEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[17]
+	mi := &file_tessera_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1433,7 @@ func (x *TaskEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskEvent.ProtoReflect.Descriptor instead.
 func (*TaskEvent) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{17}
+	return file_tessera_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TaskEvent) GetIndex() int32 {
@@ -1407,7 +1482,7 @@ type OutputReady struct {
 
 func (x *OutputReady) Reset() {
 	*x = OutputReady{}
-	mi := &file_tessera_proto_msgTypes[18]
+	mi := &file_tessera_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1419,7 +1494,7 @@ func (x *OutputReady) String() string {
 func (*OutputReady) ProtoMessage() {}
 
 func (x *OutputReady) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[18]
+	mi := &file_tessera_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1432,7 +1507,7 @@ func (x *OutputReady) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputReady.ProtoReflect.Descriptor instead.
 func (*OutputReady) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{18}
+	return file_tessera_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *OutputReady) GetIndex() int32 {
@@ -1468,7 +1543,7 @@ type JobError struct {
 
 func (x *JobError) Reset() {
 	*x = JobError{}
-	mi := &file_tessera_proto_msgTypes[19]
+	mi := &file_tessera_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1555,7 @@ func (x *JobError) String() string {
 func (*JobError) ProtoMessage() {}
 
 func (x *JobError) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[19]
+	mi := &file_tessera_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1568,7 @@ func (x *JobError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobError.ProtoReflect.Descriptor instead.
 func (*JobError) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{19}
+	return file_tessera_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *JobError) GetIndex() int32 {
@@ -1535,7 +1610,7 @@ type WorkerInfo struct {
 
 func (x *WorkerInfo) Reset() {
 	*x = WorkerInfo{}
-	mi := &file_tessera_proto_msgTypes[20]
+	mi := &file_tessera_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1547,7 +1622,7 @@ func (x *WorkerInfo) String() string {
 func (*WorkerInfo) ProtoMessage() {}
 
 func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[20]
+	mi := &file_tessera_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1560,7 +1635,7 @@ func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInfo.ProtoReflect.Descriptor instead.
 func (*WorkerInfo) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{20}
+	return file_tessera_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WorkerInfo) GetId() int32 {
@@ -1597,7 +1672,7 @@ type ClientEvent struct {
 
 func (x *ClientEvent) Reset() {
 	*x = ClientEvent{}
-	mi := &file_tessera_proto_msgTypes[21]
+	mi := &file_tessera_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1609,7 +1684,7 @@ func (x *ClientEvent) String() string {
 func (*ClientEvent) ProtoMessage() {}
 
 func (x *ClientEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[21]
+	mi := &file_tessera_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1622,7 +1697,7 @@ func (x *ClientEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientEvent.ProtoReflect.Descriptor instead.
 func (*ClientEvent) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{21}
+	return file_tessera_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ClientEvent) GetJob() uint64 {
@@ -1670,7 +1745,7 @@ type FetchRequest struct {
 
 func (x *FetchRequest) Reset() {
 	*x = FetchRequest{}
-	mi := &file_tessera_proto_msgTypes[22]
+	mi := &file_tessera_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1757,7 @@ func (x *FetchRequest) String() string {
 func (*FetchRequest) ProtoMessage() {}
 
 func (x *FetchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[22]
+	mi := &file_tessera_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1770,7 @@ func (x *FetchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchRequest.ProtoReflect.Descriptor instead.
 func (*FetchRequest) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{22}
+	return file_tessera_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FetchRequest) GetJob() uint64 {
@@ -1727,7 +1802,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_tessera_proto_msgTypes[23]
+	mi := &file_tessera_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1739,7 +1814,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[23]
+	mi := &file_tessera_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1752,7 +1827,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{23}
+	return file_tessera_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Frame) GetKey() string {
@@ -1868,14 +1943,19 @@ const file_tessera_proto_rawDesc = "" +
 	"storedKeys\x12\x1f\n" +
 	"\vspill_count\x18\a \x01(\x03R\n" +
 	"spillCount\x12#\n" +
-	"\runspill_count\x18\b \x01(\x03R\funspillCount\"\xfa\x02\n" +
+	"\runspill_count\x18\b \x01(\x03R\funspillCount\"E\n" +
+	"\aReplica\x12\x10\n" +
+	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
+	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\"\xb7\x03\n" +
 	"\rWorkerMessage\x12<\n" +
 	"\bregister\x18\x01 \x01(\v2 .tessera.distributed.v1.RegisterR\bregister\x124\n" +
 	"\x04done\x18\x02 \x03(\v2 .tessera.distributed.v1.TaskDoneR\x04done\x12:\n" +
 	"\x06failed\x18\x03 \x03(\v2\".tessera.distributed.v1.TaskFailedR\x06failed\x12<\n" +
 	"\amissing\x18\x04 \x03(\v2\".tessera.distributed.v1.MissingDepR\amissing\x12:\n" +
 	"\x06stolen\x18\x05 \x03(\v2\".tessera.distributed.v1.StealReplyR\x06stolen\x12?\n" +
-	"\theartbeat\x18\x06 \x01(\v2!.tessera.distributed.v1.HeartbeatR\theartbeat\"\xeb\x01\n" +
+	"\theartbeat\x18\x06 \x01(\v2!.tessera.distributed.v1.HeartbeatR\theartbeat\x12;\n" +
+	"\breplicas\x18\a \x03(\v2\x1f.tessera.distributed.v1.ReplicaR\breplicas\"\xeb\x01\n" +
 	"\aTaskDef\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\fR\x04node\x12\x12\n" +
@@ -1957,7 +2037,7 @@ func file_tessera_proto_rawDescGZIP() []byte {
 }
 
 var file_tessera_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_tessera_proto_goTypes = []any{
 	(JobError_Kind)(0),       // 0: tessera.distributed.v1.JobError.Kind
 	(*Register)(nil),         // 1: tessera.distributed.v1.Register
@@ -1972,26 +2052,27 @@ var file_tessera_proto_goTypes = []any{
 	(*MissingDep)(nil),       // 10: tessera.distributed.v1.MissingDep
 	(*StealReply)(nil),       // 11: tessera.distributed.v1.StealReply
 	(*Heartbeat)(nil),        // 12: tessera.distributed.v1.Heartbeat
-	(*WorkerMessage)(nil),    // 13: tessera.distributed.v1.WorkerMessage
-	(*TaskDef)(nil),          // 14: tessera.distributed.v1.TaskDef
-	(*Run)(nil),              // 15: tessera.distributed.v1.Run
-	(*LostOutput)(nil),       // 16: tessera.distributed.v1.LostOutput
-	(*ClientMessage)(nil),    // 17: tessera.distributed.v1.ClientMessage
-	(*TaskEvent)(nil),        // 18: tessera.distributed.v1.TaskEvent
-	(*OutputReady)(nil),      // 19: tessera.distributed.v1.OutputReady
-	(*JobError)(nil),         // 20: tessera.distributed.v1.JobError
-	(*WorkerInfo)(nil),       // 21: tessera.distributed.v1.WorkerInfo
-	(*ClientEvent)(nil),      // 22: tessera.distributed.v1.ClientEvent
-	(*FetchRequest)(nil),     // 23: tessera.distributed.v1.FetchRequest
-	(*Frame)(nil),            // 24: tessera.distributed.v1.Frame
-	nil,                      // 25: tessera.distributed.v1.Register.ResourcesEntry
-	nil,                      // 26: tessera.distributed.v1.TaskSpec.ResourcesEntry
-	nil,                      // 27: tessera.distributed.v1.TaskDef.ResourcesEntry
+	(*Replica)(nil),          // 13: tessera.distributed.v1.Replica
+	(*WorkerMessage)(nil),    // 14: tessera.distributed.v1.WorkerMessage
+	(*TaskDef)(nil),          // 15: tessera.distributed.v1.TaskDef
+	(*Run)(nil),              // 16: tessera.distributed.v1.Run
+	(*LostOutput)(nil),       // 17: tessera.distributed.v1.LostOutput
+	(*ClientMessage)(nil),    // 18: tessera.distributed.v1.ClientMessage
+	(*TaskEvent)(nil),        // 19: tessera.distributed.v1.TaskEvent
+	(*OutputReady)(nil),      // 20: tessera.distributed.v1.OutputReady
+	(*JobError)(nil),         // 21: tessera.distributed.v1.JobError
+	(*WorkerInfo)(nil),       // 22: tessera.distributed.v1.WorkerInfo
+	(*ClientEvent)(nil),      // 23: tessera.distributed.v1.ClientEvent
+	(*FetchRequest)(nil),     // 24: tessera.distributed.v1.FetchRequest
+	(*Frame)(nil),            // 25: tessera.distributed.v1.Frame
+	nil,                      // 26: tessera.distributed.v1.Register.ResourcesEntry
+	nil,                      // 27: tessera.distributed.v1.TaskSpec.ResourcesEntry
+	nil,                      // 28: tessera.distributed.v1.TaskDef.ResourcesEntry
 }
 var file_tessera_proto_depIdxs = []int32{
-	25, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
+	26, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
 	3,  // 1: tessera.distributed.v1.TaskSpec.deps:type_name -> tessera.distributed.v1.Dep
-	26, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
+	27, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
 	2,  // 3: tessera.distributed.v1.SchedulerMessage.welcome:type_name -> tessera.distributed.v1.Welcome
 	4,  // 4: tessera.distributed.v1.SchedulerMessage.compute:type_name -> tessera.distributed.v1.TaskSpec
 	5,  // 5: tessera.distributed.v1.SchedulerMessage.steal:type_name -> tessera.distributed.v1.KeyRef
@@ -2003,27 +2084,28 @@ var file_tessera_proto_depIdxs = []int32{
 	10, // 11: tessera.distributed.v1.WorkerMessage.missing:type_name -> tessera.distributed.v1.MissingDep
 	11, // 12: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
 	12, // 13: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
-	27, // 14: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
-	14, // 15: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
-	15, // 16: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
-	16, // 17: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
-	0,  // 18: tessera.distributed.v1.JobError.kind:type_name -> tessera.distributed.v1.JobError.Kind
-	8,  // 19: tessera.distributed.v1.JobError.failure:type_name -> tessera.distributed.v1.Failure
-	18, // 20: tessera.distributed.v1.ClientEvent.events:type_name -> tessera.distributed.v1.TaskEvent
-	19, // 21: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
-	20, // 22: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
-	21, // 23: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
-	13, // 24: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
-	17, // 25: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
-	23, // 26: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
-	6,  // 27: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
-	22, // 28: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
-	24, // 29: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
-	27, // [27:30] is the sub-list for method output_type
-	24, // [24:27] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	13, // 14: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
+	28, // 15: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
+	15, // 16: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
+	16, // 17: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
+	17, // 18: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
+	0,  // 19: tessera.distributed.v1.JobError.kind:type_name -> tessera.distributed.v1.JobError.Kind
+	8,  // 20: tessera.distributed.v1.JobError.failure:type_name -> tessera.distributed.v1.Failure
+	19, // 21: tessera.distributed.v1.ClientEvent.events:type_name -> tessera.distributed.v1.TaskEvent
+	20, // 22: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
+	21, // 23: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
+	22, // 24: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
+	14, // 25: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
+	18, // 26: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
+	24, // 27: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
+	6,  // 28: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
+	23, // 29: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
+	25, // 30: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
+	28, // [28:31] is the sub-list for method output_type
+	25, // [25:28] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_tessera_proto_init() }
@@ -2037,7 +2119,7 @@ func file_tessera_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tessera_proto_rawDesc), len(file_tessera_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   27,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
