@@ -124,7 +124,9 @@ const maxNode = 63 << 20
 // ctx are called on the calling goroutine: Pretask and Posttask for every
 // task, when the scheduler reports it finished (Posttask's value is nil:
 // the value stays on the worker), and Release for every intermediate node,
-// when its last dependent has finished, as Threaded does.
+// when its last dependent has finished, as Threaded does. Their worker
+// argument is the scheduler's id of the worker that ran the task, or where
+// it failed (-1 when the scheduler does not say).
 func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out []any, err error) {
 	cb := sched.HooksFrom(ctx)
 	started := false
@@ -584,8 +586,12 @@ func (j *job) jobError(je *pb.JobError) error {
 		}
 		err := &sched.TaskError{Key: key, Op: opName(nd), Err: cause}
 		if j.events && !j.finished[j.byPrio[je.Index]] {
-			j.cb.Pretask(key, -1)
-			j.cb.Posttask(key, nil, err, -1)
+			w := int(je.WorkerId)
+			if w <= 0 {
+				w = -1 // a scheduler that does not say
+			}
+			j.cb.Pretask(key, w)
+			j.cb.Posttask(key, nil, err, w)
 		}
 		return err
 	case pb.JobError_KILLED_WORKER:

@@ -281,8 +281,9 @@ func (s *Server) lose(w *srvWorker, why string) {
 		j.suspicious[t]++
 		if int(j.suspicious[t]) >= s.opts.AllowedFailures {
 			s.failJob(j, &pb.JobError{
-				Index: t,
-				Kind:  pb.JobError_KILLED_WORKER,
+				Index:    t,
+				Kind:     pb.JobError_KILLED_WORKER,
+				WorkerId: w.id,
 				Message: fmt.Sprintf("task %q was running on %d workers that died (allowed failures: %d); last: %s (%s)",
 					j.key(t), j.suspicious[t], s.opts.AllowedFailures, w.reg.Name, why),
 			})
@@ -598,13 +599,7 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 		j.rootsDone++
 		j.rootBytes += max(d.Nbytes, 64)
 	}
-	if int(w.id) >= len(j.seen) {
-		j.seen = append(j.seen, make([]bool, int(w.id)+1-len(j.seen))...)
-	}
-	if !j.seen[w.id] {
-		j.seen[w.id] = true
-		j.jout().Workers = append(j.jout().Workers, &pb.WorkerInfo{Id: w.id, Name: w.reg.Name, DataAddress: w.reg.DataAddress})
-	}
+	s.sawWorker(j, w)
 	if j.events {
 		j.jout().Events = append(j.jout().Events, &pb.TaskEvent{
 			Index: t, WorkerId: w.id, StartUnixNano: d.StartUnixNano, StopUnixNano: d.StopUnixNano, Nbytes: d.Nbytes,
@@ -655,6 +650,18 @@ func (s *Server) replica(w *srvWorker, r *pb.Replica) {
 	w.wout().Release = append(w.wout().Release, &pb.KeyRef{Job: j.id, Key: r.Key})
 }
 
+// sawWorker tells j's client about w (ClientEvent.workers) the first time
+// one of j's tasks finishes or fails there.
+func (s *Server) sawWorker(j *srvJob, w *srvWorker) {
+	if int(w.id) >= len(j.seen) {
+		j.seen = append(j.seen, make([]bool, int(w.id)+1-len(j.seen))...)
+	}
+	if !j.seen[w.id] {
+		j.seen[w.id] = true
+		j.jout().Workers = append(j.jout().Workers, &pb.WorkerInfo{Id: w.id, Name: w.reg.Name, DataAddress: w.reg.DataAddress})
+	}
+}
+
 // release drops t's value on every worker holding it.
 func (s *Server) release(j *srvJob, t int32) {
 	h := &j.who[t]
@@ -697,7 +704,8 @@ func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
 	if failure == nil {
 		failure = &pb.Failure{Message: "task failed without a reason"}
 	}
-	s.failJob(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure})
+	s.sawWorker(j, w)
+	s.failJob(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure, WorkerId: w.id})
 }
 
 // missingDep: the worker could not fetch a dependency from the addresses

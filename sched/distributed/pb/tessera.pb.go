@@ -1536,7 +1536,8 @@ type JobError struct {
 	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"` // the task; -1 when none
 	Kind          JobError_Kind          `protobuf:"varint,2,opt,name=kind,proto3,enum=tessera.distributed.v1.JobError_Kind" json:"kind,omitempty"`
 	Failure       *Failure               `protobuf:"bytes,3,opt,name=failure,proto3" json:"failure,omitempty"`
-	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"` // for kinds other than TASK
+	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`                    // for kinds other than TASK
+	WorkerId      int32                  `protobuf:"varint,5,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"` // TASK: the worker where it failed; KILLED_WORKER: the last that died; 0 when none
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1597,6 +1598,13 @@ func (x *JobError) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *JobError) GetWorkerId() int32 {
+	if x != nil {
+		return x.WorkerId
+	}
+	return 0
 }
 
 type WorkerInfo struct {
@@ -1987,12 +1995,13 @@ const file_tessera_proto_rawDesc = "" +
 	"\vOutputReady\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1c\n" +
 	"\taddresses\x18\x02 \x03(\tR\taddresses\x12\x16\n" +
-	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\"\x81\x02\n" +
+	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\"\x9e\x02\n" +
 	"\bJobError\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x129\n" +
 	"\x04kind\x18\x02 \x01(\x0e2%.tessera.distributed.v1.JobError.KindR\x04kind\x129\n" +
 	"\afailure\x18\x03 \x01(\v2\x1f.tessera.distributed.v1.FailureR\afailure\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"O\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x1b\n" +
+	"\tworker_id\x18\x05 \x01(\x05R\bworkerId\"O\n" +
 	"\x04Kind\x12\b\n" +
 	"\x04TASK\x10\x00\x12\x11\n" +
 	"\rKILLED_WORKER\x10\x01\x12\r\n" +
