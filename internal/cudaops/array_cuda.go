@@ -20,6 +20,7 @@ type Array struct {
 	dtype nd.DType
 	shape []int
 	size  int
+	view  bool // made by Rows: shares its base's memory, Free is a no-op
 }
 
 // Alloc returns a zeroed device array of dtype dt (float32 or float64) and
@@ -179,10 +180,42 @@ func (a *Array) Download() (*nd.Array, error) {
 	return out, nil
 }
 
+// Rows returns the view of rows [start, start+n) of a's first axis: an
+// Array sharing a's memory (rows of a C-contiguous array are contiguous),
+// of shape (n,)+a.Shape()[1:]. Kernels may read and write it like any
+// Array; freeing it is a no-op, and it must not be used once a is freed.
+func (a *Array) Rows(start, n int) (*Array, error) {
+	const op = "Rows"
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	if len(a.shape) == 0 {
+		return nil, errorf(op, "a 0-d array has no rows")
+	}
+	if start < 0 || n < 0 || start+n > a.shape[0] {
+		return nil, errorf(op, "rows [%d, %d) of %d", start, start+n, a.shape[0])
+	}
+	row := 1
+	for _, s := range a.shape[1:] {
+		row *= s
+	}
+	shape := append([]int{n}, a.shape[1:]...)
+	v := &Array{dev: a.dev, dtype: a.dtype, shape: shape, size: n * row, view: true}
+	if v.size > 0 {
+		v.ptr = a.ptr + cu.DevicePtr(int64(start)*int64(row)*a.itemSize())
+	}
+	return v, nil
+}
+
 // Free releases a's memory (after the stream's work on it). Freeing twice,
-// or after Device.Close (which freed it), is a no-op.
+// or after Device.Close (which freed it), is a no-op; so is freeing a view
+// made by Rows (its base owns the memory).
 func (a *Array) Free() error {
 	if a == nil || a.dev == nil || a.ptr == 0 {
+		return nil
+	}
+	if a.view {
+		a.ptr = 0
 		return nil
 	}
 	p := a.ptr
@@ -229,10 +262,11 @@ func (a *Array) Shape() []int { return a.shape }
 func (a *Array) Size() int { return a.size }
 
 // Nbytes is the size of a's memory in bytes.
-func (a *Array) Nbytes() int64 {
-	w := int64(4)
+func (a *Array) Nbytes() int64 { return int64(a.size) * a.itemSize() }
+
+func (a *Array) itemSize() int64 {
 	if a.dtype == nd.Float64 {
-		w = 8
+		return 8
 	}
-	return int64(a.size) * w
+	return 4
 }

@@ -18,6 +18,11 @@ const blockSize = 256
 // path, or are cast first.
 func kernelDType(d nd.DType) bool { return d == nd.Float32 || d == nd.Float64 }
 
+// KernelDType reports whether the kernels take dtype d (float32 and
+// float64), in every build: callers choose between the device and the CPU
+// path with it before they touch a device.
+func KernelDType(d nd.DType) bool { return kernelDType(d) }
+
 // suffix is the kernel-name suffix of dtype d.
 func suffix(d nd.DType) string {
 	if d == nd.Float64 {

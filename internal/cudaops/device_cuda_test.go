@@ -258,3 +258,61 @@ func TestLargeIndex(t *testing.T) {
 	check("MaskDotKernel", []int{n, 2}, func(dst *Array) error { return MaskDotKernel(dst, x, masks, 1, false) }, m)
 	check("MaskDot", []int{n, 2}, func(dst *Array) error { return MaskDot(dst, x, masks, 1, false) }, m)
 }
+
+// TestRows checks views of rows: kernels write into a view at the right
+// place, reading through a view reads the right rows, freeing a view
+// leaves the base alone, and bad ranges are errors.
+func TestRows(t *testing.T) {
+	d := openT(t)
+	x := randFrames(t, nd.Float32, 7, 5, 3, 4)
+	f, err := d.Upload(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := d.Alloc(nd.Float32, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fv, err := f.Rows(1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, err := dst.Rows(2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SumOverSig(dv, fv, 2, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := fv.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dv.Free(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dst.Download()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, _ := nd.Values[float32](x)
+	want := make([]float32, 5)
+	scale := make([]float32, 5)
+	for j := 0; j < 3; j++ {
+		for _, v := range xs[(1+j)*12 : (2+j)*12] {
+			want[2+j] += v
+			scale[2+j] += max(v, -v)
+		}
+	}
+	if err := compare(got, must(nd.FromSlice(want, 5)), must(nd.FromSlice(scale, 5)), rtolFor(nd.Float32)); err != nil {
+		t.Errorf("SumOverSig through views: %v", err)
+	}
+	// The base is still there after freeing the views.
+	if back, err := f.Download(); err != nil || compare(back, x, nil, 0) != nil {
+		t.Errorf("base after freeing a view: %v", err)
+	}
+	for _, r := range [][2]int{{-1, 1}, {4, 2}, {0, 6}, {2, -1}} {
+		if _, err := f.Rows(r[0], r[1]); err == nil {
+			t.Errorf("Rows(%d, %d) of 5: no error", r[0], r[1])
+		}
+	}
+}

@@ -31,11 +31,12 @@ func (d *Device) MemInfo() (free, total int64, err error)         { return 0, 0,
 func (d *Device) Alloc(dt nd.DType, shape ...int) (*Array, error) { return nil, ErrNoCUDA }
 func (d *Device) Upload(a *nd.Array) (*Array, error)              { return nil, ErrNoCUDA }
 
-func (a *Array) Device() *Device              { return nil }
-func (a *Array) DType() nd.DType              { return nd.Invalid }
-func (a *Array) Shape() []int                 { return nil }
-func (a *Array) Size() int                    { return 0 }
-func (a *Array) Nbytes() int64                { return 0 }
-func (a *Array) CopyFrom(src *nd.Array) error { return ErrNoCUDA }
-func (a *Array) Download() (*nd.Array, error) { return nil, ErrNoCUDA }
-func (a *Array) Free() error                  { return ErrNoCUDA }
+func (a *Array) Device() *Device                   { return nil }
+func (a *Array) DType() nd.DType                   { return nd.Invalid }
+func (a *Array) Shape() []int                      { return nil }
+func (a *Array) Size() int                         { return 0 }
+func (a *Array) Nbytes() int64                     { return 0 }
+func (a *Array) CopyFrom(src *nd.Array) error      { return ErrNoCUDA }
+func (a *Array) Download() (*nd.Array, error)      { return nil, ErrNoCUDA }
+func (a *Array) Free() error                       { return ErrNoCUDA }
+func (a *Array) Rows(start, n int) (*Array, error) { return nil, ErrNoCUDA }

@@ -62,7 +62,11 @@
 // faults blur the timings and the host copy is explicit) holding a
 // C-contiguous float32 or float64 array: Device.Upload copies an nd.Array
 // in, Array.Download copies it out, Array.Free releases it (Device.Close
-// releases everything still allocated).
+// releases everything still allocated). Array.Rows is a view of rows of
+// the first axis (a tile's rows of a nav buffer), sharing the memory.
+// Shared(ordinal) is a Device opened once per process and never closed,
+// what udfbridge's CUDA partitions and chunkarray's device reductions use.
+// KernelDType tells, in every build, whether the kernels take a dtype.
 //
 // Kernels (kernels/kernels.cu, compiled to kernels/kernels.ptx by
 // tools/gen-ptx.sh, embedded, loaded with cu.LoadData) work on frames: a

@@ -27,6 +27,8 @@ func TestFence(t *testing.T) {
 		"Array.CopyFrom":     func() error { return a.CopyFrom(x) },
 		"Array.Download":     func() error { _, err := a.Download(); return err },
 		"Array.Free":         func() error { return a.Free() },
+		"Array.Rows":         func() error { _, err := a.Rows(0, 1); return err },
+		"Shared":             func() error { _, err := Shared(0); return err },
 		"Binary":             func() error { return Binary(nd.Add, a, a, a) },
 		"BinaryScalar":       func() error { return BinaryScalar(nd.Mul, a, a, 2) },
 		"ScalarBinary":       func() error { return ScalarBinary(nd.Sub, a, 2, a) },
@@ -69,6 +71,6 @@ func TestFence(t *testing.T) {
 
 // accessor lists the exported functions without an error result.
 var accessor = map[string]bool{
-	"HaveCUBLAS": true, "Device.Name": true, "Device.Ordinal": true,
+	"HaveCUBLAS": true, "KernelDType": true, "Device.Name": true, "Device.Ordinal": true,
 	"Array.Device": true, "Array.DType": true, "Array.Shape": true, "Array.Size": true, "Array.Nbytes": true,
 }
