@@ -18,6 +18,8 @@ import (
 // the signal add their part. Nav buffers only: the default merge applies.
 type ApplyMasksUDF struct {
 	Masks *Masks
+
+	device *DeviceArray // the masks on the device, in a CUDA partition's task
 }
 
 var (
@@ -94,7 +96,7 @@ func (u *ApplyMasksUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 	if !slices.Equal(u.Masks.sig, m.SigShape) {
 		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: masks of sig shape %v on a dataset of sig shape %v", u.Masks.sig, m.SigShape)
 	}
-	return []BufferDecl{NavBuffer("intensity", u.resultDType(m.InputDType), u.Masks.k)}, nil
+	return []BufferDecl{deviceNav("intensity", u.resultDType(m.InputDType), u.Masks.k)}, nil
 }
 
 func (u *ApplyMasksUDF) resultDType(in nd.DType) nd.DType {

@@ -42,7 +42,7 @@ func init() {
 func (*SumUDF) Name() string            { return "SumUDF" }
 func (*SumUDF) Params() ([]byte, error) { return nil, nil }
 func (*SumUDF) Buffers(m *Meta) ([]BufferDecl, error) {
-	return []BufferDecl{SigBuffer("intensity", m.InputDType)}, nil
+	return []BufferDecl{deviceSig("intensity", m.InputDType)}, nil
 }
 
 // ProcessTile adds the tile's sum over its frames to the buffer's sig
@@ -79,7 +79,7 @@ func (*SumMergeAllUDF) MergeAll(_ *MergeCtx, ordered []map[string]*nd.Array) (ma
 func (*SumSigUDF) Name() string            { return "SumSigUDF" }
 func (*SumSigUDF) Params() ([]byte, error) { return nil, nil }
 func (*SumSigUDF) Buffers(m *Meta) ([]BufferDecl, error) {
-	return []BufferDecl{NavBuffer("intensity", m.InputDType)}, nil
+	return []BufferDecl{deviceNav("intensity", m.InputDType)}, nil
 }
 
 // ProcessTile adds the tile's sum over its sig region to the tile's rows

@@ -124,7 +124,11 @@
 //   - A run uses the CPU unless WithBackend picks CUDA (no automatic pick:
 //     see backend.go). WithBackend(BackendCUDA) needs the cuda build tag
 //     (internal/cudaops) and a device, else it fails naming the UDF with
-//     "no CUDA in this build"; its partition tasks ask for GPU=1.
+//     "no CUDA in this build"; its partition tasks ask for GPU=1. On its
+//     partitions, UDFs implementing DeviceTileProcessor (SumUDF, SumSigUDF,
+//     ApplyMasksUDF with dense masks) take float32/float64 tiles on the
+//     device, and their Where: Device buffers stay device arrays until the
+//     partition is done (device.go).
 //
 // # Errors
 //

@@ -367,6 +367,19 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 			ri.SigTile = append([]int(nil), ri.SigShape...)
 		}
 	}
+	// A CUDA run with a UDF that processes tiles on the device: whole
+	// frames in larger tiles, unless WithTileShape said otherwise (device.go).
+	if ri.Backend == BackendCUDA && cfg.depth <= 0 {
+		for _, b := range p.main {
+			if _, ok := b.u.(DeviceTileProcessor); ok {
+				ri.SigTile, ri.Depth = TileShape(ri.SigShape, ri.Input, DeviceTileBytes, 0)
+				if !slices.Equal(ri.SigTile, ri.SigShape) { // a frame over DeviceTileBytes
+					ri.SigTile, ri.Depth = append([]int(nil), ri.SigShape...), 1
+				}
+				break
+			}
+		}
+	}
 	// The spec is encoded only when an op's parameters are asked for (a
 	// graph written out, compared or sent): an in-memory dataset's spec
 	// holds all its bytes. A dataset without a spec still runs in-process.

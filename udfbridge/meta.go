@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/internal/cudaops"
 )
 
 // Slice locates the data being processed: NavOrigin and NavSize in flat
@@ -53,6 +54,11 @@ type Ctx struct {
 	aux      map[string]*nd.Array
 	taskData map[string]any
 	masks    map[string]*nd.Array
+
+	// Inside ProcessTileDevice: the partition's device state and the
+	// device views of Device buffers (device.go).
+	dev   *devTask
+	dbufs map[string]*cudaops.Array
 }
 
 // Buf returns the current view of a buffer, or nil for an unknown name.

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/internal/cudaops"
 )
 
 // partOp processes partition Part, frames [Start, Stop) of the flat nav axis.
@@ -28,6 +29,12 @@ type udfState struct {
 	bufs map[string]*nd.Array // partition buffers
 	aux  map[string]*nd.Array // partition rows of aux data
 	ctx  *Ctx
+
+	// Device processing (device.go): whether this UDF's tiles go to the
+	// device on this partition, its Device buffers' names and arrays.
+	onDevice bool
+	devNames []string
+	dbufs    map[string]*cudaops.Array
 }
 
 func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
@@ -87,7 +94,25 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				return nil, &UDFError{UDF: b.spec.Name, Step: "preprocess", Err: err}
 			}
 		}
+		st.onDevice, st.devNames = ri.useDevice(b, m)
 		states[i] = st
+	}
+	// Device processing (device.go): the device, then each device UDF's
+	// Device buffers uploaded once.
+	var dev *devTask
+	for _, st := range states {
+		if !st.onDevice {
+			continue
+		}
+		if dev == nil {
+			if dev, err = newDevTask(); err != nil {
+				return nil, &UDFError{UDF: st.b.spec.Name, Step: "device", Err: fmt.Errorf("backend %q: %w", BackendCUDA, err)}
+			}
+			defer dev.free()
+		}
+		if err := st.toDevice(dev, st.devNames); err != nil {
+			return nil, err
+		}
 	}
 	depth, sigTile := ri.Depth, ri.SigTile
 	if anyPart {
@@ -155,6 +180,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				}
 			}
 			whole = tile
+			var dtile *cudaops.Array // the tile on the device, uploaded for the first device UDF
 			tm := m.clone()
 			tm.Slice = &Slice{NavOrigin: origin + bl.k, NavSize: bl.m, SigOrigin: rg.SigStart, SigShape: rg.SigShape}
 			tm.Coordinates = coords
@@ -165,6 +191,20 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				c, err := st.view(tm, bl.k, bl.m, rg.SigStart, rg.SigShape, nsig)
 				if err != nil {
 					return nil, err
+				}
+				if st.onDevice {
+					if dtile == nil {
+						if dtile, err = dev.putTile(tile); err != nil {
+							return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile (device)", Err: fmt.Errorf("uploading frames [%d, %d): %w", frames[bl.k], frames[bl.k]+bl.m, err)}
+						}
+					}
+					if err := st.deviceView(c, dev, bl.k, bl.m); err != nil {
+						return nil, err
+					}
+					if err := st.b.u.(DeviceTileProcessor).ProcessTileDevice(c, dtile); err != nil {
+						return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile (device)", Err: err}
+					}
+					continue
 				}
 				if err := st.b.u.(TileProcessor).ProcessTile(c, tile); err != nil {
 					return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile", Err: err}
@@ -206,6 +246,11 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 			if err := st.b.u.(PartitionProcessor).ProcessPartition(st.ctx, partData); err != nil {
 				return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_partition", Err: err}
 			}
+		}
+	}
+	for _, st := range states {
+		if err := st.fromDevice(); err != nil {
+			return nil, err
 		}
 	}
 	out := &chunk{Lo: o.Part, Hi: o.Part + 1, NavOrigin: origin, NavSize: rp}

@@ -6,6 +6,9 @@
 #
 #   out/cudaops/cudaops.test         -tags cuda          needs libcuda.so.1 (the driver)
 #   out/cudaops/cudaops-cublas.test  -tags cuda,cublas   also needs $CUBLAS_SONAME
+#   out/cudaops/udfbridge.test       -tags cuda          udfbridge's device paths
+#   out/cudaops/udfbridge-cublas.test -tags cuda,cublas  (built-in UDFs on the device)
+#   out/cudaops/chunkarray.test      -tags cuda          chunkarray's device reductions
 #   out/cudaops/run-on-gpu.sh        runs them on the GPU machine
 #
 # cuBLAS's major version is fixed at link time (the binary names its
@@ -41,15 +44,20 @@ cd "$repo"
 mkdir -p out/cudaops
 rm -f out/cudaops/*.test
 
-echo "build-gpu-test: go vet -tags cuda / cuda,cublas ./internal/cudaops" >&2
-CGO_LDFLAGS=$cgo_ld go vet -tags cuda ./internal/cudaops
-CGO_LDFLAGS=$cgo_ld go vet -tags cuda,cublas ./internal/cudaops
+# The packages with cuda-tagged code or tests.
+gpupkgs="./internal/cudaops ./udfbridge ./chunkarray"
+echo "build-gpu-test: go vet -tags cuda / cuda,cublas $gpupkgs" >&2
+CGO_LDFLAGS=$cgo_ld go vet -tags cuda $gpupkgs
+CGO_LDFLAGS=$cgo_ld go vet -tags cuda,cublas $gpupkgs
 
 echo "build-gpu-test: go build -tags cuda ./... (the module's cuda build, udfbridge included)" >&2
 CGO_LDFLAGS=$cgo_ld go build -tags cuda ./...
 
 echo "build-gpu-test: go test -c -tags cuda -o out/cudaops/cudaops.test" >&2
 CGO_LDFLAGS=$cgo_ld go test -c -tags cuda -o out/cudaops/cudaops.test ./internal/cudaops
+echo "build-gpu-test: go test -c -tags cuda -o out/cudaops/udfbridge.test, chunkarray.test" >&2
+CGO_LDFLAGS=$cgo_ld go test -c -tags cuda -o out/cudaops/udfbridge.test ./udfbridge
+CGO_LDFLAGS=$cgo_ld go test -c -tags cuda -o out/cudaops/chunkarray.test ./chunkarray
 
 stub=$repo/.cuda/cublas-stub
 if [ "$soname" != libcublas.so.11 ]; then
@@ -68,8 +76,9 @@ STUB
 fi
 echo "build-gpu-test: go test -c -tags cuda,cublas -o out/cudaops/cudaops-cublas.test (cuBLAS soname $soname)" >&2
 CGO_LDFLAGS=$cgo_ld go test -c -tags cuda,cublas -o out/cudaops/cudaops-cublas.test ./internal/cudaops
+CGO_LDFLAGS=$cgo_ld go test -c -tags cuda,cublas -o out/cudaops/udfbridge-cublas.test ./udfbridge
 
 cp internal/cudaops/tools/run-on-gpu.sh out/cudaops/run-on-gpu.sh
-for b in out/cudaops/cudaops.test out/cudaops/cudaops-cublas.test; do
+for b in out/cudaops/*.test; do
 	echo "build-gpu-test: $b needs: $(readelf -d "$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')" >&2
 done

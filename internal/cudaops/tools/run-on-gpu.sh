@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-on-gpu.sh runs the cuda-tagged tests and benchmarks of
-# internal/cudaops on a GPU machine from the binaries build-gpu-test.sh
+# internal/cudaops, udfbridge and chunkarray (their device tests: -run
+# 'Device|Backend') on a GPU machine from the binaries build-gpu-test.sh
 # made, so that the GPU machine needs neither Go nor the CUDA toolkit of the
 # build: only the NVIDIA driver (libcuda.so.1), and for the cublas binary a
 # cuBLAS of the soname it was linked for (looked for in the loader's cache,
@@ -40,6 +41,10 @@ rc=0
 	if [ "${TESTS:-1}" != 0 ]; then
 		echo "== out/cudaops.test (-tags cuda): tests"
 		"$here/cudaops.test" -test.v -test.count 1 -test.timeout 10m || rc=1
+		for p in udfbridge chunkarray; do
+			echo "== out/$p.test (-tags cuda): device tests"
+			"$here/$p.test" -test.v -test.count 1 -test.timeout 10m -test.run 'Device|Backend' || rc=1
+		done
 	fi
 
 	soname=$(readelf -d "$here/cudaops-cublas.test" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(libcublas[^]]*\)\]/\1/p')
@@ -52,6 +57,9 @@ rc=0
 		echo "== out/cudaops-cublas.test (-tags cuda,cublas; $soname from $dir): tests"
 		LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 			"$here/cudaops-cublas.test" -test.v -test.count 1 -test.timeout 10m -test.run 'Conformance|LargeIndex|Errors' || rc=1
+		echo "== out/udfbridge-cublas.test (-tags cuda,cublas): device tests"
+		LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+			"$here/udfbridge-cublas.test" -test.v -test.count 1 -test.timeout 10m -test.run 'Device' || rc=1
 	fi
 
 	if [ "${BENCH:-.}" != 0 ]; then
