@@ -56,19 +56,20 @@ func Connect(ctx context.Context, address string, opts ClientOptions) (*Client, 
 	if err != nil {
 		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
 	}
-	if err := waitReady(ctx, conn); err != nil {
+	if err := waitReady(ctx, conn, address, opts.Security); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
 	}
 	return &Client{conn: conn, sched: pb.NewSchedulerClient(conn), data: newDataClient(opts.Security), opts: opts, addr: address}, nil
 }
 
-// waitReady waits until conn is up, bounded by ctx and 30 s. While it
-// fails, a call that does not wait for the connection says why: a refused
-// certificate ends the wait at once with an error wrapping
-// ErrUnauthenticated, as no retry will fix it; other reasons (nothing
-// listening yet) are retried and reported at the end.
-func waitReady(ctx context.Context, conn *grpc.ClientConn) error {
+// waitReady waits until conn (to address, dialed with sec) is up, bounded
+// by ctx and 30 s. While it fails, a call that does not wait for the
+// connection says why: a refused certificate ends the wait at once with an
+// error wrapping ErrUnauthenticated, as no retry will fix it, and so does a
+// scheduler speaking TLS to a client without it (speaksTLS); other reasons
+// (nothing listening yet) are retried and reported at the end.
+func waitReady(ctx context.Context, conn *grpc.ClientConn, address string, sec Security) error {
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn.Connect()
@@ -85,6 +86,9 @@ func waitReady(ctx context.Context, conn *grpc.ClientConn) error {
 			if err != nil {
 				if e := unauthenticated(err); errors.Is(e, ErrUnauthenticated) {
 					return e
+				}
+				if !sec.TLS() && speaksTLS(wctx, address) {
+					return errSpeaksTLS(address)
 				}
 				last = err
 			}

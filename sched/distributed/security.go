@@ -312,3 +312,36 @@ func CertSecurity(dir, token string) Security {
 		Token:      token,
 	}
 }
+
+// speaksTLS reports whether a TLS server answers at addr (host:port). A
+// peer without TLS dialing a TLS scheduler sees only connections closed
+// before the server's HTTP/2 preface, which read like a scheduler not up
+// yet; this probe tells the two apart, so that such a peer fails at once
+// instead of retrying until its timeout. It sends a ClientHello (no
+// certificate, no verification: it learns only whether TLS answers) and
+// counts a completed handshake or a TLS alert as TLS; a refused or timed
+// out dial, a closed connection or a reply that is not TLS are not. The
+// scheduler logs the probe as a peer refused at the handshake.
+func speaksTLS(ctx context.Context, addr string) bool {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return false // a resolver target (dns:///...): not probed
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	tc := tls.Client(conn, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12})
+	err = tc.HandshakeContext(ctx)
+	var alert tls.AlertError
+	return err == nil || errors.As(err, &alert)
+}
+
+// errSpeaksTLS is the error of a peer without TLS that dialed a TLS
+// scheduler at addr.
+func errSpeaksTLS(addr string) error {
+	return fmt.Errorf("%w: the scheduler at %s speaks TLS and this side has none configured (CA, certificate and key files)", ErrUnauthenticated, addr)
+}

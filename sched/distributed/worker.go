@@ -286,6 +286,9 @@ func (w *Worker) connect(ctx context.Context) (*session, error) {
 			return s, nil
 		}
 		err = unauthenticated(err)
+		if !errors.Is(err, ErrUnauthenticated) && ctx.Err() == nil && !w.opts.Security.TLS() && speaksTLS(ctx, w.opts.Scheduler) {
+			err = errSpeaksTLS(w.opts.Scheduler)
+		}
 		if errors.Is(err, ErrUnauthenticated) {
 			w.log.Error("the scheduler refused this worker", "scheduler", w.opts.Scheduler, "err", err)
 			return nil, fmt.Errorf("distributed: worker: scheduler %s: %w", w.opts.Scheduler, err)

@@ -1,0 +1,66 @@
+package distributed
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPlaintextToTLS: a client or a worker without TLS dialing a TLS
+// scheduler fails within seconds (not ConnectTimeout's 30 s) with an
+// error wrapping ErrUnauthenticated that says the scheduler speaks TLS;
+// with nothing listening the probe says no, and a plaintext scheduler
+// is not taken for a TLS one.
+func TestPlaintextToTLS(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	if err := GenerateCerts(dir, nil, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(SchedulerOptions{Security: CertSecurity(dir, "tok"), Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	plain, err := NewServer(SchedulerOptions{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ctx := context.Background()
+
+	check := func(what string, err error, start time.Time) {
+		t.Helper()
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s took %v", what, took)
+		}
+		if !errors.Is(err, ErrUnauthenticated) || !strings.Contains(err.Error(), "speaks TLS") {
+			t.Errorf("%s: %v; want ErrUnauthenticated saying the scheduler speaks TLS", what, err)
+		}
+	}
+	start := time.Now()
+	cl, err := Connect(ctx, srv.Addr(), ClientOptions{Security: Security{Token: "tok"}})
+	if err == nil {
+		cl.Close()
+	}
+	check("plaintext Connect", err, start)
+
+	start = time.Now()
+	w, err := StartWorker(ctx, WorkerOptions{Scheduler: srv.Addr(), Threads: 1, Logger: quietLogger(), Security: Security{Token: "tok"}})
+	if err == nil {
+		w.Close()
+	}
+	check("plaintext StartWorker", err, start)
+
+	if !speaksTLS(ctx, srv.Addr()) {
+		t.Error("speaksTLS(TLS scheduler) = false")
+	}
+	if speaksTLS(ctx, plain.Addr()) {
+		t.Error("speaksTLS(plaintext scheduler) = true")
+	}
+	if speaksTLS(ctx, "127.0.0.1:1") {
+		t.Error("speaksTLS(nothing listening) = true")
+	}
+}
