@@ -113,7 +113,7 @@ func constOf(x *Array) (scalar, bool) {
 // they come, and the input block is never materialised.
 func (c *collector) fusedReduce(a *Array) *reduceLayer {
 	l, ok := a.lay.(*reduceLayer)
-	if !ok || l.op.p.Stage != stChunk || l.op.p.Kind == pkArg || !c.fusable(l.in) {
+	if !ok || l.op.p.Stage != stChunk || l.op.p.Kind == pkArg || l.op.p.Device != "" || !c.fusable(l.in) {
 		return nil
 	}
 	return l

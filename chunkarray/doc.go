@@ -70,6 +70,12 @@
 // reduction's live memory is bounded by chunk bytes × workers × a small
 // constant.
 //
+// ReduceOpts{Device: DeviceCUDA} runs the chunk step of Sum, Max and Min
+// of float32/float64 arrays on a CUDA device (internal/cudaops; the cuda
+// build tag), its tasks asking for the resource GPU=1 so that
+// sched/distributed places them on GPU workers; without CUDA in the build
+// the reduction's Err wraps cudaops.ErrNoCUDA (device.go).
+//
 // # Pictures
 //
 // Visualize draws an Array's graph as dask.visualize(arr) does: its

@@ -18,6 +18,10 @@ type ReduceOpts struct {
 	// max(2, SplitEvery^(1/k)) for k reduced axes.
 	SplitEvery int
 	Ddof       int // for Var and Std
+	// Device runs the chunk stage on a device: "" or DeviceCPU (the
+	// default), or DeviceCUDA for Sum, Max and Min of float32/float64
+	// arrays (device.go: what is supported, the GPU=1 resource, errors).
+	Device string
 }
 
 // stages of a reduction tree
@@ -47,7 +51,8 @@ type reduceP struct {
 	Ddof     int         `json:"ddof"`
 	D        nd.DType    `json:"dtype"` // the input's
 	Flat     bool        `json:"flat"`
-	Shape    []int       `json:"shape"` // the input's, for flat arg reductions
+	Shape    []int       `json:"shape"`            // the input's, for flat arg reductions
+	Device   string      `json:"device,omitempty"` // chunk stage only (device.go)
 }
 
 var combineOps = map[nd.ReduceOp]nd.BinaryOp{
@@ -63,6 +68,9 @@ func (p reduceP) run(_ context.Context, args []any) (any, error) {
 		}
 		switch p.Kind {
 		case pkPlain:
+			if p.Device == DeviceCUDA {
+				return deviceReduce(p, b)
+			}
 			return nd.Reduce(p.Op, b, p.Axes, true)
 		case pkMoments:
 			c, m, m2, err := nd.Moments(b, p.Axes)
@@ -326,7 +334,11 @@ func (l *reduceLayer) block(a *Array, idx []int) graph.Node {
 		if l.origin {
 			args = append(args, graph.Lit(l.in.blockStart(idx)))
 		}
-		return graph.Task(l.op, args...)
+		n := graph.Task(l.op, args...)
+		if l.op.p.Device == DeviceCUDA {
+			n.Resources = map[string]float64{gpuResource: 1}
+		}
+		return n
 	}
 	n := len(idx)
 	cnt := make([]int, n)
@@ -384,6 +396,9 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 			}
 		}
 	}
+	if err := checkDevice(o.Device, p.Op, p.Kind, a.dtype, ax, a.NDim()); err != nil {
+		return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
+	}
 	p.Axes, p.Keepdims, p.D = ax, o.Keepdims, a.dtype
 	if p.Flat {
 		p.Shape = a.shape
@@ -398,6 +413,9 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 		red[x] = true
 	}
 	tok := []any{a.name, ax, o.Keepdims, o.Ddof, split, p.Kind, int(p.Op), int(p.ArgOp), p.Flat}
+	if o.Device == DeviceCUDA {
+		tok = append(tok, o.Device)
+	}
 	// chunk stage: same grid, reduced axes one element per block
 	ch := make([][]int, a.NDim())
 	sh := make([]int, a.NDim())
@@ -411,6 +429,9 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	}
 	cp := p
 	cp.Stage = stChunk
+	if o.Device == DeviceCUDA {
+		cp.Device = DeviceCUDA
+	}
 	cur := newArray(name+"-chunk", sh, ch, a.dtype, &reduceLayer{in: a, op: newOp(opReduce, cp), origin: p.Kind == pkArg}, tok...)
 	for level := 0; ; level++ {
 		done := true

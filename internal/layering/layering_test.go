@@ -28,7 +28,7 @@ var anything = []string{"*"}
 //	graph < optimize < sched < {viz, sched/distributed} < delayed
 //	      < chunkarray < udfbridge;  chunkarray/nd stands alone below
 //	chunkarray; internal/cudaops sits on chunkarray/nd only, and udfbridge
-//	may use it (UDF backends).
+//	may use it (UDF backends), as may chunkarray (device reductions).
 var allowed = map[string][]string{
 	"graph":                 {},
 	"optimize":              {"graph"},
@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"chunkarray/nd/ndtest":  {"chunkarray/nd"},
 	"chunkarray/zarr/blosc": {},
 	"chunkarray/zarr":       {"chunkarray/nd", "chunkarray/zarr/blosc"},
-	"chunkarray":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc"},
+	"chunkarray":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc", "internal/cudaops"},
 	"udfbridge":             {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc", "internal/cudaops"},
 	"internal/cudaops":      {"chunkarray/nd"},
 	"internal/layering":     {},
