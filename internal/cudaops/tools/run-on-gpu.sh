@@ -9,7 +9,8 @@
 #
 #   out/cudaops/run-on-gpu.sh               # both binaries' tests, then the benchmarks
 #   BENCH=0 out/cudaops/run-on-gpu.sh       # tests only
-#   TESTS=0 BENCH='Sum$' out/cudaops/run-on-gpu.sh   # one benchmark (a -test.bench pattern)
+#   TESTS=0 BENCH='Sum$' out/cudaops/run-on-gpu.sh   # one benchmark (a -test.bench pattern;
+#                                                    # udfbridge's are matched as DeviceUDF.*$BENCH)
 #
 # The device tool stops a command after 10 minutes: the CPU halves of the
 # benchmarks on 16 GiB take a while, so run tests and benchmarks (or one
@@ -68,6 +69,11 @@ rc=0
 		[ -n "$dir" ] && bin=$here/cudaops-cublas.test
 		LD_LIBRARY_PATH="${dir:+$dir:}${LD_LIBRARY_PATH:-}" \
 			"$bin" -test.run '^$' -test.bench "${BENCH:-.}" -test.benchtime 3x -test.timeout 20m || rc=1
+		echo "== benchmarks through udfbridge: SumUDF, SumSigUDF, ApplyMasksUDF runs on the same dataset in host memory, BackendCUDA vs CPU"
+		ubin=$here/udfbridge.test
+		[ -n "$dir" ] && ubin=$here/udfbridge-cublas.test
+		LD_LIBRARY_PATH="${dir:+$dir:}${LD_LIBRARY_PATH:-}" \
+			"$ubin" -test.run '^$' -test.bench "DeviceUDF.*${BENCH:-.}" -test.benchtime 3x -test.timeout 20m || rc=1
 	fi
 	exit $rc
 } 2>&1 | tee "$log"
