@@ -98,6 +98,52 @@
 //   - MaskDot through cuBLAS, float32: 1e-4 · Σ|terms| (cuBLAS accumulates
 //     in float32; TF32 stays off, cuBLAS's default math mode).
 //   - max, min: exact, NaN propagating as in numpy.
+//
+// # Users
+//
+// udfbridge runs SumUDF, SumSigUDF and ApplyMasksUDF (dense masks) on the
+// device on the partitions of a BackendCUDA run, their Where: Device
+// buffers staying device arrays for the partition (udfbridge/device.go);
+// chunkarray runs the chunk stage of Sum, Max and Min on the device with
+// ReduceOpts{Device: "cuda"}, those tasks asking for GPU=1
+// (chunkarray/device.go). Both use Shared(0).
+//
+// # Still to run on a GPU
+//
+// None of the device code has run on a GPU yet: the sessions that wrote it
+// had none. Everything below compiles here (tools/build-gpu-test.sh: vet
+// of internal/cudaops, udfbridge and chunkarray under -tags cuda and
+// cuda,cublas, go build -tags cuda ./..., five test binaries), and every
+// CPU path and the fence are tested in the default build. What is left, on
+// a machine with an NVIDIA driver (run(command="out/cudaops/run-on-gpu.sh",
+// carry=["out/cudaops"]) after build-gpu-test.sh; split with TESTS=0,
+// BENCH=0 and BENCH=<pattern> to stay under the device tool's 10 minutes):
+//
+//  1. out/cudaops/cudaops.test (-tags cuda), all tests: that the driver
+//     JIT-compiles kernels.ptx (nvcc 11.8, PTX ISA 7.8) and Open resolves
+//     every kernel; TestOpenBadOrdinal, TestLifecycle, TestUploadStrided,
+//     TestErrors, TestConcurrent, TestLargeIndex (> 2^31 elements),
+//     TestRows, and TestConformance's device half (device vs nd within the
+//     tolerances above).
+//  2. out/cudaops/cudaops-cublas.test (-tags cuda,cublas; linked for
+//     libcublas.so.13): Conformance, LargeIndex, Errors through cuBLAS.
+//  3. out/cudaops/udfbridge.test and udfbridge-cublas.test, -run
+//     'Device|Backend': TestDeviceBuiltins (SumUDF, SumSigUDF,
+//     ApplyMasksUDF, SumMergeAllUDF with BackendCUDA vs the CPU run:
+//     uint16/float32/float64 data, 1 and 3 partitions, a ROI with 5-frame
+//     tiles), TestDeviceBuffers (a Preprocess-seeded Device buffer, one
+//     upload and one download per partition), TestDevicePlan,
+//     TestBackend*.
+//  4. out/cudaops/chunkarray.test -run Device: TestDeviceReduce (Sum, Max,
+//     Min over all axes, Sum over leading and trailing axes, keepdims or
+//     not, float32 and float64, against the CPU reduction).
+//  5. The benchmarks, on 256×256 nav × 256×256 sig float32 (16 GiB):
+//     cudaops's BenchmarkSum, BenchmarkSumSig, BenchmarkApplyMasks (data
+//     resident on the device: GB/s against peak-GB/s, the device's memory
+//     bandwidth; device-kernel vs cuBLAS for ApplyMasks; the CPU path) and
+//     udfbridge's BenchmarkDeviceUDFSum, ...SumSig, ...ApplyMasks (whole
+//     Run calls from host memory, BackendCUDA vs CPU, host-to-device
+//     copies included). These are the figures the issue asks to report.
 package cudaops
 
 //go:generate tools/gen-ptx.sh
