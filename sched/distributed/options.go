@@ -28,13 +28,16 @@ type SchedulerOptions struct {
 	AllowedFailures int
 	// WorkerSaturation bounds root tasks (tasks without dependencies) per
 	// worker: a worker is given new root tasks only while it has fewer
-	// than ceil(threads × WorkerSaturation) + B tasks queued or running,
-	// so that workers do not race ahead of the reductions that consume
+	// than ceil(threads × WorkerSaturation) tasks queued or running, or
+	// fewer than ceil(threads × WorkerSaturation) + B tasks queued or
+	// running and root values held for consumers already running, so
+	// that workers do not race ahead of the reductions that consume
 	// them. B lets small roots go out in batches: it is 0 until one of
 	// the job's roots has finished, then min(1024, 32 MiB / the mean size
 	// of the job's finished root values, counted as at least 64 bytes),
-	// so that queued roots hold about 32 MiB per worker at most beyond
-	// the first term. Default 2.0; non-root tasks are not bounded.
+	// so that roots queued, running or waiting for their release hold
+	// about 32 MiB per worker beyond the first term. Default 2.0;
+	// non-root tasks are not bounded.
 	WorkerSaturation float64
 	// Logger receives the scheduler's log; default slog.Default().
 	Logger *slog.Logger

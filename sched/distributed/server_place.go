@@ -19,12 +19,13 @@ import (
 // size still pull their consumers), ties to the one with the fewest
 // processing tasks per thread, then to the lower id.
 //
-// Root tasks (no dependencies) go only to workers with fewer processing
-// tasks than rootCap (Dask's ceil(threads × WorkerSaturation), plus a
-// budget of about 32 MiB of the job's root values); otherwise they wait
-// in a root queue on the scheduler (one per resource signature, ordered
-// by job then priority) and go out as workers finish tasks. Non-root
-// tasks are never held back: they consume values, so running them frees
+// Root tasks (no dependencies) go only to workers below their root
+// budget (rootFull: Dask's ceil(threads × WorkerSaturation) processing
+// tasks, plus about 32 MiB of the job's root values, processing or held
+// until a consumer already running releases them); otherwise they wait in
+// a root queue on the scheduler (one per resource signature, ordered by
+// job then priority) and go out as workers finish tasks. Non-root tasks
+// are never held back: they consume values, so running them frees
 // memory.
 //
 // Work stealing moves surplus tasks (beyond a worker's threads) from
@@ -87,12 +88,36 @@ func lessLoaded(a, b *srvWorker) bool {
 // can hold stays near 32 MiB per worker; until one of j's roots has
 // finished, only the first term applies.
 func (s *Server) rootCap(w *srvWorker, j *srvJob) int {
-	c := int(math.Ceil(float64(w.threads) * s.opts.WorkerSaturation))
+	c := s.rootBase(w)
 	if j.rootsDone > 0 {
 		mean := max(j.rootBytes/j.rootsDone, 64)
 		c += int(min(1024, (32<<20)/mean))
 	}
 	return c
+}
+
+// rootBase is ceil(threads × WorkerSaturation), the first term of rootCap.
+func (s *Server) rootBase(w *srvWorker) int {
+	return int(math.Ceil(float64(w.threads) * s.opts.WorkerSaturation))
+}
+
+// rootFull reports whether w may not be given a root task of j now: it has
+// at least rootBase processing tasks, and its processing tasks and held
+// root values (srvWorker.held) reach rootCap.
+//
+// Held root values count because a worker runs its queued roots faster
+// than a round trip when they are quick: each finished root is answered
+// with a new one while the consumers of the earlier ones are still on
+// their way, and the values they will release pile up on top of the
+// queued roots (about twice rootCap's memory on a sum over 256 KiB
+// blocks). Only roots whose last unfinished consumer is already running
+// are held this way: those are released without any further root, so the
+// bound cannot starve a reduction that waits for more roots (a sum of all
+// of them), and below rootBase processing tasks a worker takes roots
+// whatever it holds.
+func (s *Server) rootFull(w *srvWorker, j *srvJob) bool {
+	n := len(w.proc)
+	return n >= s.rootBase(w) && n+w.held >= s.rootCap(w, j)
 }
 
 func (s *Server) placeRoot(j *srvJob, t int32) {
@@ -104,7 +129,7 @@ func (s *Server) placeRoot(j *srvJob, t int32) {
 			continue
 		}
 		eligible = true
-		if len(w.proc) >= s.rootCap(w, j) {
+		if s.rootFull(w, j) {
 			continue
 		}
 		if best == nil || lessLoaded(w, best) {
@@ -139,6 +164,12 @@ func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
 		deps := make([]pb.Dep, n)
 		spec.Deps = make([]*pb.Dep, n)
 		for k, d := range def.Deps {
+			if j.need[d] == 1 && j.slot[d] == 0 && len(j.deps(d)) == 0 && !j.isOut[d] && !j.who[d].empty() {
+				// t is the last consumer of root d: d's value is held
+				// until t finishes, against its first holder's budget.
+				j.slot[d] = j.who[d].first
+				s.byID[j.slot[d]].held++
+			}
 			p := &deps[k]
 			p.Key = j.key(d)
 			p.Addresses = s.addrsOf(&j.who[d])
@@ -207,7 +238,7 @@ func (s *Server) fillRoots(w *srvWorker) {
 				best = q
 			}
 		}
-		if best == nil || len(w.proc) >= s.rootCap(w, best.h[0].j) {
+		if best == nil || s.rootFull(w, best.h[0].j) {
 			return
 		}
 		r := best.pop()

@@ -94,6 +94,7 @@ type srvWorker struct {
 	proc      []taskRef // tasks processing here; srvJob.procPos indexes it
 	stealOut  int       // steal requests sent here, unanswered
 	stealIn   int       // tasks being stolen for this worker
+	held      int       // root values held here whose last consumer runs (rootFull)
 	tasksDone int64
 	hb        *pb.Heartbeat
 	lastSeen  time.Time
@@ -132,6 +133,7 @@ type srvJob struct {
 	thief      []int32 // worker id a steal is asked for; 0 when none
 	fails      []int32
 	suspicious []uint8
+	slot       []int32 // worker id whose held counts this root value; 0 when none
 	noWorker   []noWorkerEntry
 	seen       []bool // worker ids whose WorkerInfo the client has
 	rootsDone  int64  // root tasks finished, and the bytes of their values (rootCap)
@@ -396,6 +398,11 @@ func (s *Server) dropJob(j *srvJob) {
 	}
 	j.over = true
 	delete(s.jobs, j.id)
+	for t, id := range j.slot {
+		if id != 0 {
+			s.unslot(j, int32(t))
+		}
+	}
 	for _, w := range s.live {
 		w.wout().CancelJobs = append(w.wout().CancelJobs, j.id)
 		keep := w.proc[:0]
@@ -506,6 +513,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.thief = make([]int32, n)
 	j.fails = make([]int32, n)
 	j.suspicious = make([]uint8, n)
+	j.slot = make([]int32, n)
 	var roots []int32
 	for i, d := range j.defs {
 		i := int32(i)
@@ -672,6 +680,15 @@ func (s *Server) release(j *srvJob, t int32) {
 	}
 	*h = holders{}
 	j.state[t] = tsReleased
+	s.unslot(j, t)
+}
+
+// unslot stops counting t's value against its worker's root budget.
+func (s *Server) unslot(j *srvJob, t int32) {
+	if id := j.slot[t]; id != 0 {
+		s.byID[id].held--
+		j.slot[t] = 0
+	}
 }
 
 func (h *holders) all() func(func(int32) bool) {
@@ -768,6 +785,7 @@ func (s *Server) lostOutput(j *srvJob, lo *pb.LostOutput) {
 func (s *Server) valueLost(j *srvJob, d int32) {
 	j.state[d] = tsReleased
 	j.who[d] = holders{}
+	s.unslot(j, d)
 	for _, c := range j.dependents(d) {
 		switch j.state[c] {
 		case tsWaiting:
