@@ -33,7 +33,10 @@ import (
 // victim is asked for its lowest-priority tasks (as many as the thief has
 // idle threads, or up to an even split of the two backlogs when that is
 // more), and those it had not started (StealReply.stolen) go to the
-// thief. It runs after every batch
+// thief. A task is asked for only if moving it pays (worthMoving): the
+// bytes of its dependencies the thief lacks must cross in less time, at
+// stealBandwidth, than the task would wait on the victim plus its own run
+// time, both estimated from the job's mean run time. It runs after every batch
 // of worker messages, on joins and on the maintenance tick, and costs a
 // pass over the workers unless some worker is idle and another has
 // surplus; then a pass over the victim's processing list.
@@ -301,9 +304,40 @@ func (s *Server) balance() {
 
 func surplus(w *srvWorker) int { return len(w.proc) - w.stealOut - w.threads }
 
+// stealBandwidth is the transfer rate, in bytes per second, that stealing
+// assumes between workers: Dask's default estimate (100 MB/s), low for
+// loopback (over 1 GB/s) and about right for a shared 1 Gbit/s network,
+// so that a task is moved only when it clearly pays.
+const stealBandwidth = 100e6
+
+// worthMoving reports whether moving r from victim v to thief th pays:
+// the bytes of r's dependencies th does not hold (a replica or its own
+// value counts as held) take at most the job's mean run time × (1 +
+// surplus(v) / v's threads) to cross at stealBandwidth, the time r would
+// take to start and run on v if not stolen, roughly, as stolen tasks are
+// the last v would run. A task whose dependencies th holds, or a job
+// without run times yet (workers that report none), is always worth it.
+// The estimate counts a dependency shared by several stolen tasks once
+// per task, which errs on the side of leaving tasks with their data.
+func (s *Server) worthMoving(r taskRef, v, th *srvWorker) bool {
+	j, t := r.j, r.i
+	var move int64
+	for _, d := range j.deps(t) {
+		if !j.who[d].has(th.id) {
+			move += j.nbytes[d]
+		}
+	}
+	if move == 0 || j.runs == 0 {
+		return true
+	}
+	mean := float64(j.runNanos) / float64(j.runs) / 1e9
+	budget := mean * (1 + float64(max(surplus(v), 0))/float64(v.threads)) * stealBandwidth
+	return float64(move) <= budget
+}
+
 // pickSteal returns up to n of v's processing tasks with the highest
-// priority values (the last it would run) that thief can run and that no
-// steal is asked for already.
+// priority values (the last it would run) that thief can run, that are
+// worth moving (worthMoving) and that no steal is asked for already.
 func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 	if n <= 0 {
 		return nil
@@ -312,7 +346,7 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 		// A large share: sort the candidates instead of insertion.
 		var all []taskRef
 		for _, r := range v.proc {
-			if r.j.thief[r.i] == 0 && covers(thief.reg.Resources, r.j.defs[r.i].Resources) {
+			if r.j.thief[r.i] == 0 && covers(thief.reg.Resources, r.j.defs[r.i].Resources) && s.worthMoving(r, v, thief) {
 				all = append(all, r)
 			}
 		}
@@ -332,7 +366,7 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 		if r.j.thief[r.i] != 0 || !covers(thief.reg.Resources, r.j.defs[r.i].Resources) {
 			continue
 		}
-		if len(best) == n && !laterThan(r, best[n-1]) {
+		if len(best) == n && !laterThan(r, best[n-1]) || !s.worthMoving(r, v, thief) {
 			continue
 		}
 		k := len(best)

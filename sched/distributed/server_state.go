@@ -138,6 +138,8 @@ type srvJob struct {
 	seen       []bool // worker ids whose WorkerInfo the client has
 	rootsDone  int64  // root tasks finished, and the bytes of their values (rootCap)
 	rootBytes  int64
+	runNanos   int64 // run time of the finished tasks that reported one, and their count (stealing)
+	runs       int64
 
 	out   *pb.ClientEvent // pending, sent by the job's sender
 	final bool            // out holds the job's error: the sender stops after it
@@ -603,6 +605,10 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	j.state[t] = tsMemory
 	j.who[t] = holders{first: w.id}
 	j.nbytes[t] = d.Nbytes
+	if d.StartUnixNano > 0 && d.StopUnixNano >= d.StartUnixNano {
+		j.runNanos += d.StopUnixNano - d.StartUnixNano
+		j.runs++
+	}
 	if len(j.deps(t)) == 0 {
 		j.rootsDone++
 		j.rootBytes += max(d.Nbytes, 64)
