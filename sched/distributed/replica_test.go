@@ -3,11 +3,13 @@ package distributed
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/sched/distributed/pb"
 	"github.com/tessera-go/tessera/sched/schedtest"
 )
 
@@ -123,5 +125,86 @@ func TestReplicas(t *testing.T) {
 			t.Fatalf("after the job the workers hold %+v; want nothing", st)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestServerReplicas: the scheduler's side of replicas, with simulated
+// workers. b reports a replica of r (made on a): the next task needing r
+// goes to b (without the replica a would win by r's megabyte) with both
+// addresses for r; when r's last consumer finishes both holders are told
+// to drop it; a replica reported for a value no longer needed is answered
+// with a release.
+//
+//	r (a, 1 MiB) ──▶ c1, c2 (b)
+//	             ╲
+//	g (b) ────────▶ c4 (anywhere)
+//	h (a, held until the end)
+func TestServerReplicas(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{})
+	sim := newSim()
+	// a is kept busy with h, so that it does not steal from b.
+	a := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", resources: map[string]float64{"X": 1},
+		hold: func(c *pb.TaskSpec) bool { return c.Key == "h" }})
+	b := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "b", resources: map[string]float64{"Y": 1},
+		hold: func(*pb.TaskSpec) bool { return true }})
+	y := map[string]float64{"Y": 1}
+	defs := tdefs([]tnode{
+		{key: "r", op: "big", res: map[string]float64{"X": 1}},
+		{key: "c1", deps: []int32{0}, res: y},
+		{key: "c2", deps: []int32{0}, res: y},
+		{key: "g", res: y},
+		{key: "c4", deps: []int32{0, 3}},
+		{key: "h", res: map[string]float64{"X": 1}},
+	})
+	outs := []int32{1, 2, 4, 5}
+	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
+	eventually(t, "c1, c2 and g on b, h on a", func() bool {
+		ra, _, _, _, _ := a.snapshot()
+		rb, _, _, _, _ := b.snapshot()
+		return len(rb) == 3 && slices.Contains(ra, "h")
+	})
+	job := c.jobID()
+	v, ok := sim.get([]string{a.addr}, job, "r")
+	if !ok {
+		t.Fatal("r is not on a")
+	}
+	sim.mu.Lock()
+	sim.vals[b.addr] = map[string]int64{simKey(job, "r"): v}
+	sim.mu.Unlock()
+	b.send(&pb.WorkerMessage{Replicas: []*pb.Replica{{Job: job, Key: "r", Nbytes: 1 << 20}}})
+	b.release(func(c *pb.TaskSpec) bool { return c.Key == "g" })
+	eventually(t, "c4 on b", func() bool { r, _, _, _, _ := b.snapshot(); return slices.Contains(r, "c4") })
+	var addrs []string
+	b.mu.Lock()
+	for _, c := range b.held {
+		for _, d := range c.Deps {
+			if c.Key == "c4" && d.Key == "r" {
+				addrs = slices.Sorted(slices.Values(d.Addresses))
+			}
+		}
+	}
+	b.mu.Unlock()
+	if want := []string{a.addr, b.addr}; !slices.Equal(addrs, want) {
+		t.Errorf("c4's dependency r at %v, want %v", addrs, want)
+	}
+	b.release(nil)
+	a.release(nil)
+	eventually(t, "outputs", func() bool { return c.outputsReady(outs) })
+	c.checkOutputs(sim, defs, outs)
+	count := func(w *fakeWorker) int {
+		_, _, rel, _, _ := w.snapshot()
+		n := 0
+		for _, k := range rel {
+			if k == "r" {
+				n++
+			}
+		}
+		return n
+	}
+	eventually(t, "r released on a and b", func() bool { return count(a) == 1 && count(b) == 1 })
+	b.send(&pb.WorkerMessage{Replicas: []*pb.Replica{{Job: job, Key: "r", Nbytes: 1 << 20}}})
+	eventually(t, "a stale replica released", func() bool { return count(b) == 2 })
+	if n := count(a); n != 1 {
+		t.Errorf("a told to release r %d times, want 1", n)
 	}
 }
