@@ -28,11 +28,15 @@
 // workers, released, erred) and
 //   - places a ready task on the worker that holds the most bytes of its
 //     dependencies (data locality), among the workers that offer its
-//     resources, breaking ties by the shorter queue;
+//     resources, breaking ties by the shorter queue; a worker keeps the
+//     values it fetched for a task (replicas), and counts as holding them
+//     until they are released;
 //   - sends tasks by priority (optimize.Order, computed by the client) and
 //     holds root tasks back while workers are saturated (WorkerSaturation),
 //     so that reductions keep up and memory stays bounded;
-//   - moves queued tasks from busy workers to idle ones (work stealing);
+//   - moves queued tasks from busy workers to idle ones (work stealing),
+//     unless the bytes the idle one would fetch take longer to move than
+//     the task would wait;
 //   - recomputes, from the graph (lineage), values lost with a worker, and
 //     reruns the tasks that were running there; a task that was running on
 //     AllowedFailures workers that died is the job's error;
