@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,18 +14,17 @@ import (
 	"github.com/tessera-go/tessera/sched/schedtest"
 )
 
-// gateOpen, closed once by TestReplicas, releases the gate op's runs
-// (on in-process workers, so the channel is shared).
-var (
-	gateOpen = make(chan struct{})
-	openGate = sync.OnceFunc(func() { close(gateOpen) })
-)
+// gateOpen holds the channel whose closing releases the gate op's runs
+// (on in-process workers, so it is shared); each TestReplicas run makes a
+// new one.
+var gateOpen atomic.Pointer[chan struct{}]
 
-// gate returns its argument once the test sends on gateOpen (or its
-// context ends), so that a test can look at the workers mid-job.
+// gate returns its argument once the running test closes its gateOpen
+// channel (or its context ends), so that a test can look at the workers
+// mid-job.
 var gate graph.Op = &graph.FuncOp{OpName: "distributed_test.gate", Fn: func(ctx context.Context, args []any) (any, error) {
 	select {
-	case <-gateOpen:
+	case <-*gateOpen.Load():
 		return args[0], nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -88,12 +88,15 @@ func TestReplicas(t *testing.T) {
 		v   []any
 		err error
 	}
+	open := make(chan struct{})
+	gateOpen.Store(&open)
+	openGate := sync.OnceFunc(func() { close(open) })
+	defer openGate()
 	done := make(chan result, 1)
 	go func() {
 		v, err := c.Get(context.Background(), g, []graph.Key{"gate"})
 		done <- result{v, err}
 	}()
-	defer openGate()
 
 	// Mid-job: every use has run, and only sum is held (on B, where its
 	// inputs are); big is gone from A and from B's replica.
