@@ -251,10 +251,7 @@ func (t Tuple2[A, B]) Compute(ctx context.Context, opts ...Option) (A, B, error)
 func Fn1Tuple2[A, R1, R2 any](name string, f func(A) (R1, R2), opts ...FnOption) func(In[A]) Tuple2[R1, R2] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 1); err != nil {
-			return nil, err
-		}
-		a, err := argAs[A](op, args, 0)
+		a, err := unpack1[A](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -269,14 +266,7 @@ func Fn1Tuple2[A, R1, R2 any](name string, f func(A) (R1, R2), opts ...FnOption)
 func Fn2Tuple2[A, B, R1, R2 any](name string, f func(A, B) (R1, R2), opts ...FnOption) func(In[A], In[B]) Tuple2[R1, R2] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 2); err != nil {
-			return nil, err
-		}
-		a, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := argAs[B](op, args, 1)
+		a, b, err := unpack2[A, B](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -290,14 +280,7 @@ func Fn2Tuple2[A, B, R1, R2 any](name string, f func(A, B) (R1, R2), opts ...FnO
 func Fn2Tuple2E[A, B, R1, R2 any](name string, f func(A, B) (R1, R2, error), opts ...FnOption) func(In[A], In[B]) Tuple2[R1, R2] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 2); err != nil {
-			return nil, err
-		}
-		a, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := argAs[B](op, args, 1)
+		a, b, err := unpack2[A, B](op, args)
 		if err != nil {
 			return nil, err
 		}

@@ -107,3 +107,55 @@ func nargs(op string, args []any, n int) error {
 	}
 	return nil
 }
+
+// unpack1 … unpack4 check that a wrapped function got its number of
+// arguments and convert each to its parameter type; an error names the op
+// (and, from argAs, the argument).
+func unpack1[A any](op string, args []any) (a A, err error) {
+	if err = nargs(op, args, 1); err == nil {
+		a, err = argAs[A](op, args, 0)
+	}
+	return a, err
+}
+
+func unpack2[A, B any](op string, args []any) (a A, b B, err error) {
+	if err = nargs(op, args, 2); err != nil {
+		return a, b, err
+	}
+	if a, err = argAs[A](op, args, 0); err != nil {
+		return a, b, err
+	}
+	b, err = argAs[B](op, args, 1)
+	return a, b, err
+}
+
+func unpack3[A, B, C any](op string, args []any) (a A, b B, c C, err error) {
+	if err = nargs(op, args, 3); err != nil {
+		return a, b, c, err
+	}
+	if a, err = argAs[A](op, args, 0); err != nil {
+		return a, b, c, err
+	}
+	if b, err = argAs[B](op, args, 1); err != nil {
+		return a, b, c, err
+	}
+	c, err = argAs[C](op, args, 2)
+	return a, b, c, err
+}
+
+func unpack4[A, B, C, D any](op string, args []any) (a A, b B, c C, d D, err error) {
+	if err = nargs(op, args, 4); err != nil {
+		return a, b, c, d, err
+	}
+	if a, err = argAs[A](op, args, 0); err != nil {
+		return a, b, c, d, err
+	}
+	if b, err = argAs[B](op, args, 1); err != nil {
+		return a, b, c, d, err
+	}
+	if c, err = argAs[C](op, args, 2); err != nil {
+		return a, b, c, d, err
+	}
+	d, err = argAs[D](op, args, 3)
+	return a, b, c, d, err
+}

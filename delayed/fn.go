@@ -36,10 +36,7 @@ func Fn0E[R any](name string, f func() (R, error), opts ...FnOption) func() Dela
 func Fn1[A, R any](name string, f func(A) R, opts ...FnOption) func(In[A]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 1); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
+		ax, err := unpack1[A](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -53,10 +50,7 @@ func Fn1[A, R any](name string, f func(A) R, opts ...FnOption) func(In[A]) Delay
 func Fn1E[A, R any](name string, f func(A) (R, error), opts ...FnOption) func(In[A]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 1); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
+		ax, err := unpack1[A](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -75,14 +69,7 @@ func Fn1E[A, R any](name string, f func(A) (R, error), opts ...FnOption) func(In
 func Fn2[A, B, R any](name string, f func(A, B) R, opts ...FnOption) func(In[A], In[B]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 2); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		bx, err := argAs[B](op, args, 1)
+		ax, bx, err := unpack2[A, B](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -96,14 +83,7 @@ func Fn2[A, B, R any](name string, f func(A, B) R, opts ...FnOption) func(In[A],
 func Fn2E[A, B, R any](name string, f func(A, B) (R, error), opts ...FnOption) func(In[A], In[B]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 2); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		bx, err := argAs[B](op, args, 1)
+		ax, bx, err := unpack2[A, B](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -116,18 +96,7 @@ func Fn2E[A, B, R any](name string, f func(A, B) (R, error), opts ...FnOption) f
 func Fn3[A, B, C, R any](name string, f func(A, B, C) R, opts ...FnOption) func(In[A], In[B], In[C]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 3); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		bx, err := argAs[B](op, args, 1)
-		if err != nil {
-			return nil, err
-		}
-		cx, err := argAs[C](op, args, 2)
+		ax, bx, cx, err := unpack3[A, B, C](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -141,18 +110,7 @@ func Fn3[A, B, C, R any](name string, f func(A, B, C) R, opts ...FnOption) func(
 func Fn3E[A, B, C, R any](name string, f func(A, B, C) (R, error), opts ...FnOption) func(In[A], In[B], In[C]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 3); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		bx, err := argAs[B](op, args, 1)
-		if err != nil {
-			return nil, err
-		}
-		cx, err := argAs[C](op, args, 2)
+		ax, bx, cx, err := unpack3[A, B, C](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -165,22 +123,7 @@ func Fn3E[A, B, C, R any](name string, f func(A, B, C) (R, error), opts ...FnOpt
 func Fn4[A, B, C, D, R any](name string, f func(A, B, C, D) R, opts ...FnOption) func(In[A], In[B], In[C], In[D]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 4); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		bx, err := argAs[B](op, args, 1)
-		if err != nil {
-			return nil, err
-		}
-		cx, err := argAs[C](op, args, 2)
-		if err != nil {
-			return nil, err
-		}
-		dx, err := argAs[D](op, args, 3)
+		ax, bx, cx, dx, err := unpack4[A, B, C, D](op, args)
 		if err != nil {
 			return nil, err
 		}
@@ -194,22 +137,7 @@ func Fn4[A, B, C, D, R any](name string, f func(A, B, C, D) R, opts ...FnOption)
 func Fn4E[A, B, C, D, R any](name string, f func(A, B, C, D) (R, error), opts ...FnOption) func(In[A], In[B], In[C], In[D]) Delayed[R] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(ctx context.Context, args []any) (any, error) {
-		if err := nargs(op, args, 4); err != nil {
-			return nil, err
-		}
-		ax, err := argAs[A](op, args, 0)
-		if err != nil {
-			return nil, err
-		}
-		bx, err := argAs[B](op, args, 1)
-		if err != nil {
-			return nil, err
-		}
-		cx, err := argAs[C](op, args, 2)
-		if err != nil {
-			return nil, err
-		}
-		dx, err := argAs[D](op, args, 3)
+		ax, bx, cx, dx, err := unpack4[A, B, C, D](op, args)
 		if err != nil {
 			return nil, err
 		}
