@@ -41,7 +41,11 @@ func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	status := "none"
 	if a := srv.StatusAddr(); a != "" {
-		status = "http://" + a + "/status"
+		scheme := "http"
+		if o.Security.TLS() {
+			scheme = "https" // with client certificates, as the other ports
+		}
+		status = scheme + "://" + a + "/status"
 	}
 	fmt.Fprintf(stdout, "tessera scheduler: workers and clients connect to %s; status %s\n", srv.Addr(), status)
 	<-ctx.Done()
