@@ -220,42 +220,20 @@ func growBytes(b []byte, n int) []byte {
 // ReadRaw reads the raw bytes of an array of dtype d and the given shape
 // from r, straight into the new array's memory (no intermediate buffer):
 // C order, or Fortran order (kept as Fortran strides) when fortran is set,
-// little-endian unless bigEndian is set. When r ends early the error wraps
-// io.ErrUnexpectedEOF (io.EOF when r held no byte at all and the array is
-// not empty) and says how many bytes were wanted.
+// little-endian unless bigEndian is set. When r ends early, even before
+// its first byte, the error wraps io.ErrUnexpectedEOF and says how many
+// bytes were wanted. It is FillBytes filling from r.
 func ReadRaw(r io.Reader, d DType, shape []int, fortran, bigEndian bool) (*Array, error) {
-	if !d.Valid() {
-		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
-	}
-	n, err := SizeOf(shape)
-	if err != nil {
-		return nil, err
-	}
-	if d.Size() > 0 && n > math.MaxInt/d.Size() {
-		return nil, &ShapeError{Op: "ReadRaw", Shapes: [][]int{shape}, Reason: "too many bytes"}
-	}
-	data := makeSlice(d, n)
-	raw := rawBytes(data)
-	if got, err := io.ReadFull(r, raw); err != nil {
+	return FillBytes(d, shape, fortran, bigEndian, func(raw []byte) error {
+		got, err := io.ReadFull(r, raw)
+		if err == nil {
+			return nil
+		}
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("nd: ReadRaw: %s %s needs %d bytes, got %d: %w", d, FormatShape(shape), len(raw), got, err)
-	}
-	if d == Bool {
-		for i, c := range raw {
-			if c > 1 {
-				raw[i] = 1
-			}
-		}
-	} else if bigEndian != hostBigEndian {
-		SwapBytes(raw, swapWidth(d))
-	}
-	strides := CStrides(shape)
-	if fortran {
-		strides = FStrides(shape)
-	}
-	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+		return fmt.Errorf("nd: ReadRaw: %s %s needs %d bytes, got %d: %w", d, FormatShape(shape), len(raw), got, err)
+	})
 }
 
 // WriteRaw writes the elements of a to w as AppendBytes lays them out. A
