@@ -310,15 +310,20 @@ func surplus(w *srvWorker) int { return len(w.proc) - w.stealOut - w.threads }
 // so that a task is moved only when it clearly pays.
 const stealBandwidth = 100e6
 
+// stealSmallBytes is what a move may cost without an estimate: 1 MiB,
+// about 10 ms at stealBandwidth.
+const stealSmallBytes = 1 << 20
+
 // worthMoving reports whether moving r from victim v to thief th pays:
 // the bytes of r's dependencies th does not hold (a replica or its own
-// value counts as held) take at most the job's mean run time × (1 +
-// surplus(v) / v's threads) to cross at stealBandwidth, the time r would
-// take to start and run on v if not stolen, roughly, as stolen tasks are
-// the last v would run. A task whose dependencies th holds, or a job
-// without run times yet (workers that report none), is always worth it.
-// The estimate counts a dependency shared by several stolen tasks once
-// per task, which errs on the side of leaving tasks with their data.
+// value counts as held) take at most the mean run time of r's prefix ×
+// (1 + surplus(v) / v's threads) to cross at stealBandwidth, the time r
+// would take to start and run on v if not stolen, roughly, as stolen
+// tasks are the last v would run. Up to stealSmallBytes always move;
+// more waits until a task of r's prefix has finished and reported its
+// run time (the first one of a kind may take longer than its bytes). The
+// estimate counts a dependency shared by several stolen tasks once per
+// task, which errs on the side of leaving tasks with their data.
 func (s *Server) worthMoving(r taskRef, v, th *srvWorker) bool {
 	j, t := r.j, r.i
 	var move int64
@@ -327,10 +332,14 @@ func (s *Server) worthMoving(r taskRef, v, th *srvWorker) bool {
 			move += j.nbytes[d]
 		}
 	}
-	if move == 0 || j.runs == 0 {
+	if move <= stealSmallBytes {
 		return true
 	}
-	mean := float64(j.runNanos) / float64(j.runs) / 1e9
+	p := j.prefix[t]
+	if j.prefixRuns[p] == 0 {
+		return false
+	}
+	mean := float64(j.prefixNanos[p]) / float64(j.prefixRuns[p]) / 1e9
 	budget := mean * (1 + float64(max(surplus(v), 0))/float64(v.threads)) * stealBandwidth
 	return float64(move) <= budget
 }

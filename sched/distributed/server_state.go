@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 )
 
@@ -138,8 +139,13 @@ type srvJob struct {
 	seen       []bool // worker ids whose WorkerInfo the client has
 	rootsDone  int64  // root tasks finished, and the bytes of their values (rootCap)
 	rootBytes  int64
-	runNanos   int64 // run time of the finished tasks that reported one, and their count (stealing)
-	runs       int64
+	// Run times by key prefix ("sum" for "sum-3fa1…[0,2]"), as Dask
+	// keeps durations per task prefix: prefix[t] indexes prefixNanos
+	// and prefixRuns, the run time of the finished tasks of that
+	// prefix that reported one, and their count (stealing).
+	prefix      []int32
+	prefixNanos []int64
+	prefixRuns  []int64
 
 	out   *pb.ClientEvent // pending, sent by the job's sender
 	final bool            // out holds the job's error: the sender stops after it
@@ -516,6 +522,19 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.fails = make([]int32, n)
 	j.suspicious = make([]uint8, n)
 	j.slot = make([]int32, n)
+	j.prefix = make([]int32, n)
+	prefixes := map[string]int32{}
+	for i, d := range j.defs {
+		p := graph.Key(d.Key).Prefix()
+		id, ok := prefixes[p]
+		if !ok {
+			id = int32(len(prefixes))
+			prefixes[p] = id
+		}
+		j.prefix[i] = id
+	}
+	j.prefixNanos = make([]int64, len(prefixes))
+	j.prefixRuns = make([]int64, len(prefixes))
 	var roots []int32
 	for i, d := range j.defs {
 		i := int32(i)
@@ -606,8 +625,8 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	j.who[t] = holders{first: w.id}
 	j.nbytes[t] = d.Nbytes
 	if d.StartUnixNano > 0 && d.StopUnixNano >= d.StartUnixNano {
-		j.runNanos += d.StopUnixNano - d.StartUnixNano
-		j.runs++
+		j.prefixNanos[j.prefix[t]] += d.StopUnixNano - d.StartUnixNano
+		j.prefixRuns[j.prefix[t]]++
 	}
 	if len(j.deps(t)) == 0 {
 		j.rootsDone++

@@ -28,8 +28,8 @@ func init() { graph.Register(slowLen) }
 // worker that holds it (one thread), the other worker idle. With a 64-byte
 // value stealing moves some of them to the idle worker; with a 32 MiB
 // value (a third of a second at stealBandwidth, against a backlog of
-// about 8 × the job's mean run time, 20 ms at most) none is moved and
-// nothing crosses.
+// about 8 × the 20 ms the "use" tasks take) none is moved and nothing
+// crosses, however long making the value took.
 //
 //	big ──▶ use[0..7] = slowLen(big, 20)
 func TestStealWeighsBytes(t *testing.T) {
@@ -45,7 +45,7 @@ func TestStealWeighsBytes(t *testing.T) {
 			}
 			var keys []graph.Key
 			for i := range 8 {
-				k := graph.Key(fmt.Sprintf("use-%d", i))
+				k := graph.BlockKey("use", i) // one prefix, as a collection's blocks
 				if err := g.AddTask(k, slowLen, graph.Ref("big"), graph.Lit(20)); err != nil {
 					t.Fatal(err)
 				}
