@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Array is a lazy chunked n-d array. It is an immutable handle: operations

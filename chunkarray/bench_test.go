@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 
 // Benchmarks that mirror dask_baseline.py's array workloads (the names
-// match internal/workloads), and the memory-bandwidth reference that
+// match cmd/internal/workloads), and the memory-bandwidth reference that
 // in-memory chunked sums are measured against. Run one group at a time on
 // a shared machine, e.g.
 //

@@ -25,9 +25,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/npy"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 )

@@ -1,6 +1,6 @@
 package chunkarray
 
-import "github.com/tessera-go/tessera/chunkarray/nd"
+import "github.com/tessera-go/tessera/nd"
 
 // copyRegion copies src into the region sl of dst, a C-contiguous array
 // this package allocated. src is converted to dst's dtype when they differ.

@@ -7,9 +7,9 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/delayed"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // chunksToken turns chunks into something graph.Tokenize understands.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/internal/cudaops"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Device reductions: ReduceOpts{Device: DeviceCUDA} runs the chunk stage

@@ -8,7 +8,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // TestDeviceReduce needs a GPU (a cuda build exits in gorgonia.org/cu's

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/internal/cudaops"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // fakeCUDA makes graph building believe a device is there, for the

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Expression node kinds of a fused elementwise task.

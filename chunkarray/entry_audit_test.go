@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Audit of the exported entry points with bad input: each row either

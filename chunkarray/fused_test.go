@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // The fused paths (a reduction evaluating its input's expression tile by

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Fuzz targets for chunk-spec normalisation and for Index with random

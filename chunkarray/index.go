@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Sel selects along one axis in Index: All (the whole axis), At(i) (one

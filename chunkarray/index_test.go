@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // seqND returns an nd.Array of shape holding 0, 1, 2, … in dtype d.

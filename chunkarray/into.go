@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 )

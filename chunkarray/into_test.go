@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/npy"
-	"github.com/tessera-go/tessera/chunkarray/zarr"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
+	"github.com/tessera-go/tessera/nd/zarr"
 )
 
 // Files: FromNPY and FromZarr read one block per task; Store, ToNPY and

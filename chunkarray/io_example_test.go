@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // A zarr store written block by block and read back lazily, one task per

@@ -1,7 +1,7 @@
 package chunkarray
 
 import (
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"slices"
 )
 

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Labels: the names under which pictures (package viz, through its

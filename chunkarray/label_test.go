@@ -11,8 +11,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/viz"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Products of chunked arrays (Tensordot, Dot, Matmul) follow dask's

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // BlockFunc computes one output block from the corresponding input blocks

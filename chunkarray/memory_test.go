@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 

@@ -7,8 +7,8 @@ import (
 	"math"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // runner is the parameter struct of a block op: JSON-encodable, and able

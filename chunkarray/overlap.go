@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Boundary says what MapOverlap puts in the ghost cells beyond the

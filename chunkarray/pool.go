@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Buffers that tasks use only while they run (a fused task's tile

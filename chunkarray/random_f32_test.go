@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // A random array cast to float32 is generated in float32 directly (one

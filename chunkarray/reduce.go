@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // ReduceOpts tune a reduction.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Reshape returns a with a new shape holding the same elements in C order;

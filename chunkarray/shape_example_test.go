@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 

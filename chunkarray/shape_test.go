@@ -9,7 +9,7 @@ import (
 
 	"github.com/tessera-go/tessera/sched"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // TestReshapeLikeDask checks values against nd.Reshape and chunks against

@@ -11,7 +11,7 @@ import (
 )
 
 // The value codec: a tag byte, then the payload. Lengths are uvarints;
-// numbers are little-endian. Arrays register themselves (chunkarray/nd) as a
+// numbers are little-endian. Arrays register themselves (nd) as a
 // small header plus raw little-endian bytes, never as per-element encodings.
 const (
 	tagNil byte = iota

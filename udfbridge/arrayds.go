@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 )

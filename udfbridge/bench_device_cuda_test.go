@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/internal/cudaops"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Benchmarks of the built-in UDFs through udfbridge on the issue's

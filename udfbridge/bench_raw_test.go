@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 

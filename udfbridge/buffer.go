@@ -3,7 +3,7 @@ package udfbridge
 import (
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // BufferKind says how a result buffer relates to the dataset.

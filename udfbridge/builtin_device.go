@@ -3,8 +3,8 @@ package udfbridge
 import (
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/internal/cudaops"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // The device paths of the built-in UDFs (device.go): SumUDF, SumSigUDF

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // MaxUDF and MinUDF are the pixelwise maximum and minimum over the frames

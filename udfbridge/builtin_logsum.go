@@ -3,7 +3,7 @@ package udfbridge
 import (
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // LogsumUDF is LiberTEM's LogsumUDF: Σ log(frame - min(frame) + 1) over

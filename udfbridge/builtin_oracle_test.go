@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // The oracles of the built-in UDFs' tests: plain loops over the whole raw

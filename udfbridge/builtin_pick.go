@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // PickUDF is LiberTEM's PickUDF: one frame, picked by its nav index

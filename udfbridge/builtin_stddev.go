@@ -3,7 +3,7 @@ package udfbridge
 import (
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // StdDevUDF is LiberTEM's StdDevUDF: per sig pixel, over the frames in

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // The four-frame fast path of SumUDF's per-tile sum gives nd.Reduce's

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 

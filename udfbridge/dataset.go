@@ -6,7 +6,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Dataset is a 4-D (or n-D) detector dataset: nav dims × sig dims of one

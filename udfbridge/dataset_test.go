@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Test fixtures of the dataset kinds: every dataset holds values f(flat

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/npy"
-	"github.com/tessera-go/tessera/chunkarray/zarr"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
+	"github.com/tessera-go/tessera/nd/zarr"
 )
 
 func TestNPYDataset(t *testing.T) {

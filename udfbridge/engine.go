@@ -12,8 +12,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
 

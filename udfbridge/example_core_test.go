@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/udfbridge"
 )
 

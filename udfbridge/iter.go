@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Partial is one step of RunIter: the results so far and the damage.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/delayed"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // LazyResults are the lazy results of one UDF of a run (LiberTEM's

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // MemoryDataset is an in-memory dataset (kind "memory"): an nd.Array of

@@ -11,7 +11,7 @@ import (
 	"math/cmplx"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // mergeOp merges its argument chunks, ordered by flat nav origin. With All

@@ -3,8 +3,8 @@ package udfbridge
 import (
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/internal/cudaops"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Slice locates the data being processed: NavOrigin and NavSize in flat

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/npy"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
 )
 
 // KindNPY is the dataset kind of .npy files (OpenNPY).

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // TestPartitionsNumpy holds Partitions to numpy's

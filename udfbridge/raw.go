@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // KindRaw is the dataset kind of raw binary detector files (OpenRaw).

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // The raw per-task reader reuses one buffer: each tile it returns equals

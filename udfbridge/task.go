@@ -8,8 +8,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/internal/cudaops"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // partOp processes partition Part, frames [Start, Stop) of the flat nav axis.

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // A TileReader reads tiles as Dataset.Read does; it may keep state

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/npy"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
 	"github.com/tessera-go/tessera/sched"
 )
 

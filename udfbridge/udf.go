@@ -5,7 +5,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // UDF is a user-defined function over the frames of a dataset, LiberTEM's

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/zarr"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/zarr"
 )
 
 // KindZarr is the dataset kind of zarr arrays (OpenZarr).

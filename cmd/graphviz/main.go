@@ -9,7 +9,7 @@
 //
 // An argument that ends in .json, or names an existing file, is read with
 // graph.ReadJSON and drawn for its outputs (the nodes nothing depends on);
-// any other is the name of a workload of internal/workloads. Without -o
+// any other is the name of a workload of cmd/internal/workloads. Without -o
 // the DOT text goes to standard output; with -o the format defaults to the
 // file's extension, and svg, png and pdf need the graphviz dot binary.
 // -color time runs the graph (optimized first if -optimize is given) on
@@ -31,8 +31,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/internal/workloads"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/viz"

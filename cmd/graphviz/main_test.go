@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/internal/workloads"
 	"github.com/tessera-go/tessera/viz"
 )
 

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/internal/workloads"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/sched/distributed"

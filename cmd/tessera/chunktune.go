@@ -23,7 +23,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/internal/workloads"
+	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 )

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/delayed"
-	"github.com/tessera-go/tessera/internal/workloads"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/sched/distributed"

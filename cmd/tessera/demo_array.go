@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
-	"github.com/tessera-go/tessera/chunkarray/zarr"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/zarr"
 	"github.com/tessera-go/tessera/viz"
 )
 

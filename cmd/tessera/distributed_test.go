@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/graph"
-	"github.com/tessera-go/tessera/internal/workloads"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/sched/distributed"

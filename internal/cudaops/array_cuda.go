@@ -6,7 +6,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 	"gorgonia.org/cu"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Benchmarks of the built-in UDFs' kernels on the dataset: 256×256

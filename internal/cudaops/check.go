@@ -3,7 +3,7 @@ package cudaops
 import (
 	"slices"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // This file holds the shape and dtype rules of the kernels, in plain Go and

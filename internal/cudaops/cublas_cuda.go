@@ -33,7 +33,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // HaveCUBLAS reports whether MaskDot uses cuBLAS (the cublas tag).

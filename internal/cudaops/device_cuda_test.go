@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // These tests need a GPU: a cuda build exits in gorgonia.org/cu's init

@@ -2,7 +2,7 @@
 
 package cudaops
 
-import "github.com/tessera-go/tessera/chunkarray/nd"
+import "github.com/tessera-go/tessera/nd"
 
 // This file is the fence: the API of device_cuda.go, every call returning
 // ErrNoCUDA. Nothing here panics, nil receivers included.

@@ -1,7 +1,7 @@
 // Package cudaops runs tessera's array kernels on an NVIDIA GPU through
 // gorgonia.org/cu (the CUDA driver API), behind the `cuda` build tag. It is
 // the only package that imports gorgonia.org/cu; it depends on
-// chunkarray/nd only.
+// nd only.
 //
 // # Builds
 //

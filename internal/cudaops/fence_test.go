@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/tessera-go/tessera/chunkarray/nd"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // TestFence calls every exported function and method of the build without

@@ -2,7 +2,7 @@
 
 package cudaops
 
-import "github.com/tessera-go/tessera/chunkarray/nd"
+import "github.com/tessera-go/tessera/nd"
 
 // The kernels of kernels_cuda.go, every one returning ErrNoCUDA.
 

@@ -26,43 +26,45 @@ var anything = []string{"*"}
 // in it deliberately; a package missing here fails the test.
 //
 //	graph < optimize < sched < {viz, sched/distributed} < delayed
-//	      < chunkarray < udfbridge;  chunkarray/nd stands alone below
-//	chunkarray; internal/cudaops sits on chunkarray/nd only, and udfbridge
-//	may use it (UDF backends), as may chunkarray (device reductions).
+//	      < chunkarray < udfbridge;  nd (with nd/npy, nd/zarr) is the
+//	second foundation beside graph and imports nothing of tessera;
+//	internal/cudaops sits on nd only, and udfbridge may use it (UDF
+//	backends), as may chunkarray (device reductions); cmd/internal/workloads
+//	serves the commands only.
 var allowed = map[string][]string{
-	"graph":                 {},
-	"optimize":              {"graph"},
-	"sched":                 {"graph", "optimize"},
-	"sched/schedtest":       {"graph", "optimize", "sched"},
-	"sched/distributed":     {"graph", "optimize", "sched", "sched/distributed/pb"},
-	"sched/distributed/pb":  {},
-	"viz":                   {"graph", "optimize"},
-	"delayed":               {"graph", "optimize", "sched", "viz"},
-	"chunkarray/nd":         {},
-	"chunkarray/npy":        {"chunkarray/nd"},
-	"chunkarray/nd/ndtest":  {"chunkarray/nd"},
-	"chunkarray/zarr/blosc": {},
-	"chunkarray/zarr":       {"chunkarray/nd", "chunkarray/zarr/blosc"},
-	"chunkarray":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc", "internal/cudaops"},
-	"udfbridge":             {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "chunkarray/nd", "chunkarray/npy", "chunkarray/zarr", "chunkarray/zarr/blosc", "internal/cudaops"},
-	"internal/cudaops":      {"chunkarray/nd"},
-	"internal/layering":     {},
-	"internal/deploycheck":  {},
+	"graph":                {},
+	"optimize":             {"graph"},
+	"sched":                {"graph", "optimize"},
+	"sched/schedtest":      {"graph", "optimize", "sched"},
+	"sched/distributed":    {"graph", "optimize", "sched", "sched/distributed/pb"},
+	"sched/distributed/pb": {},
+	"viz":                  {"graph", "optimize"},
+	"delayed":              {"graph", "optimize", "sched", "viz"},
+	"nd":                   {},
+	"nd/npy":               {"nd"},
+	"nd/ndtest":            {"nd"},
+	"nd/zarr/blosc":        {},
+	"nd/zarr":              {"nd", "nd/zarr/blosc"},
+	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops"},
+	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops"},
+	"internal/cudaops":     {"nd"},
+	"internal/layering":    {},
+	"internal/deploycheck": {},
 
-	"internal/workloads": anything,
-	"cmd/*":              anything, // every command
+	"cmd/internal/workloads": anything,
+	"cmd/*":                  anything, // every command
 }
 
 // external lists, for the packages whose non-standard imports are
 // restricted, the module path prefixes they may import. Packages not named
 // here may import any module go.mod allows.
 var external = map[string][]string{
-	"graph":         {},
-	"chunkarray/nd": {"gonum.org/v1/gonum"},
+	"graph": {},
+	"nd":    {"gonum.org/v1/gonum"},
 	// Storage reads files and may not pull in the engine.
-	"chunkarray/npy": {},
+	"nd/npy": {},
 	// blosc decodes with the standard library and klauspost/compress only.
-	"chunkarray/zarr/blosc": {"github.com/klauspost/compress"},
+	"nd/zarr/blosc": {"github.com/klauspost/compress"},
 }
 
 // fenced lists external modules that only the named packages may import,
@@ -269,23 +271,23 @@ func TestCheck(t *testing.T) {
 			{"graph", []string{"fmt", "encoding/json"}},
 			{"optimize", []string{m("graph"), "slices"}},
 			{"delayed", []string{m("graph"), m("sched"), m("viz"), m("optimize")}},
-			{"chunkarray/nd", []string{"math", "gonum.org/v1/gonum/blas/blas64"}},
+			{"nd", []string{"math", "gonum.org/v1/gonum/blas/blas64"}},
 			{"cmd/tessera", []string{m("udfbridge"), m("sched/distributed")}},
-			{"internal/workloads", []string{m("chunkarray")}},
+			{"cmd/internal/workloads", []string{m("chunkarray")}},
 		}, nil},
 		{"upward", []pkg{{"graph", []string{m("sched")}}}, []string{"graph imports sched"}},
 		{"sideways", []pkg{{"viz", []string{m("sched")}}}, []string{"viz imports sched"}},
 		{"delayed-to-distributed", []pkg{{"delayed", []string{m("sched/distributed")}}}, []string{"delayed imports sched/distributed"}},
 		{"cudaops-to-graph", []pkg{{"internal/cudaops", []string{m("graph")}}}, []string{"internal/cudaops imports graph"}},
-		{"nd-to-graph", []pkg{{"chunkarray/nd", []string{m("graph")}}}, []string{"chunkarray/nd imports graph"}},
+		{"nd-to-graph", []pkg{{"nd", []string{m("graph")}}}, []string{"nd imports graph"}},
 		{"new-package", []pkg{{"newthing", []string{"fmt"}}}, []string{"package newthing has no entry"}},
 		{"graph-third-party", []pkg{{"graph", []string{"github.com/emicklei/dot"}}}, []string{"graph imports github.com/emicklei/dot"}},
-		{"nd-third-party", []pkg{{"chunkarray/nd", []string{"gonum.org/v1/gonumx", "golang.org/x/sync/errgroup"}}},
-			[]string{"chunkarray/nd imports golang.org/x/sync/errgroup", "chunkarray/nd imports gonum.org/v1/gonumx"}},
+		{"nd-third-party", []pkg{{"nd", []string{"gonum.org/v1/gonumx", "golang.org/x/sync/errgroup"}}},
+			[]string{"nd imports golang.org/x/sync/errgroup", "nd imports gonum.org/v1/gonumx"}},
 		{"viz-third-party-ok", []pkg{{"viz", []string{"github.com/emicklei/dot"}}}, nil},
 		{"cu-outside-cudaops", []pkg{{"udfbridge", []string{"gorgonia.org/cu"}}, {"chunkarray", []string{"gorgonia.org/cu/blas"}}},
 			[]string{"chunkarray imports gorgonia.org/cu/blas, which only internal/cudaops may import", "udfbridge imports gorgonia.org/cu, which only"}},
-		{"cu-in-cudaops-ok", []pkg{{"internal/cudaops", []string{"gorgonia.org/cu", m("chunkarray/nd")}}}, nil},
+		{"cu-in-cudaops-ok", []pkg{{"internal/cudaops", []string{"gorgonia.org/cu", m("nd")}}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

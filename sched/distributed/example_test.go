@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tessera-go/tessera/chunkarray"
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/delayed"
+	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched/distributed"
 )
 

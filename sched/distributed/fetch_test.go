@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	_ "github.com/tessera-go/tessera/chunkarray" // registers the nd.Array codec
-	"github.com/tessera-go/tessera/chunkarray/nd"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
 )
 
 // mapSource is a valueSource over a map, for data-plane tests without a

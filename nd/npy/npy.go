@@ -1,0 +1,235 @@
+package npy
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/tessera-go/tessera/nd"
+)
+
+// Read reads a whole .npy file from r. Fortran-order data comes back with
+// Fortran strides (no rearranging copy); big-endian data is byte-swapped.
+func Read(r io.Reader) (*nd.Array, error) {
+	h, err := ReadHeader(r)
+	if err != nil {
+		return nil, err
+	}
+	known := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		known = int64(l.Len())
+	}
+	return readData(r, h, "", known)
+}
+
+// bigUnknown is the data size above which a stream of unknown length is
+// read in growing pieces rather than into memory allocated up front, so
+// that a header claiming terabytes cannot make Read allocate them.
+const bigUnknown = 64 << 20
+
+// readData reads the data that h describes from r; known is the number of
+// bytes r still holds, or -1.
+func readData(r io.Reader, h Header, file string, known int64) (*nd.Array, error) {
+	n, _ := nd.SizeOf(h.Shape)
+	nbytes := int64(n) * int64(h.DType.Size())
+	short := func(got int64, err error) error {
+		return &Error{File: file, Reason: fmt.Sprintf("data shorter than the shape %s of %s: %d bytes, need %d", nd.FormatShape(h.Shape), h.DType, got, nbytes), Err: err}
+	}
+	if known >= 0 && known < nbytes {
+		return nil, short(known, io.ErrUnexpectedEOF)
+	}
+	if known < 0 && nbytes > bigUnknown {
+		var buf []byte
+		for int64(len(buf)) < nbytes {
+			step := min(nbytes-int64(len(buf)), max(int64(len(buf)), bigUnknown))
+			buf = slices.Grow(buf, int(step))
+			k, err := io.ReadFull(r, buf[len(buf):len(buf)+int(step)])
+			buf = buf[:len(buf)+k]
+			if err != nil {
+				return nil, short(int64(len(buf)), io.ErrUnexpectedEOF)
+			}
+		}
+		a, err := nd.FromBytes(h.DType, h.Shape, buf, h.Fortran, h.BigEndian)
+		if err != nil {
+			return nil, &Error{File: file, Reason: "reading data", Err: err}
+		}
+		return a, nil
+	}
+	a, err := nd.ReadRaw(r, h.DType, h.Shape, h.Fortran, h.BigEndian)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, &Error{File: file, Reason: fmt.Sprintf("data shorter than the shape %s of %s", nd.FormatShape(h.Shape), h.DType), Err: err}
+		}
+		return nil, &Error{File: file, Reason: "reading data", Err: err}
+	}
+	return a, nil
+}
+
+// ReadFile reads the .npy file at path; errors name the file.
+func ReadFile(path string) (*nd.Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Reason: "open", Err: err}
+	}
+	defer f.Close()
+	// Read the header through a small buffer (it is read in pieces),
+	// then the data straight into the array's memory.
+	br := bufio.NewReaderSize(f, 4096)
+	h, err := ReadHeader(br)
+	if err != nil {
+		return nil, withFile(err, path)
+	}
+	known := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		known = st.Size() - h.DataOffset
+	}
+	return readData(io.MultiReader(br, f), h, path, known)
+}
+
+// withFile sets the file name of an *Error that has none.
+func withFile(err error, path string) error {
+	var e *Error
+	if errors.As(err, &e) && e.File == "" {
+		c := *e
+		c.File = path
+		return &c
+	}
+	return err
+}
+
+// Write writes a as a .npy file to w: in Fortran order when fortran is
+// set, C order otherwise; always little-endian; format version 1.0, or 2.0
+// when the header does not fit 1.0. The bytes are those numpy 1.24's
+// np.save writes for the same array.
+func Write(w io.Writer, a *nd.Array, fortran bool) error {
+	if a == nil || !a.DType().Valid() {
+		return &Error{Reason: "Write: nil array or invalid dtype"}
+	}
+	h := Header{DType: a.DType(), Fortran: fortran && a.NDim() > 1, Shape: a.Shape()}
+	// numpy writes a 0-d or 1-d array with fortran_order False whatever
+	// was asked: both orders are the same bytes.
+	if _, err := w.Write(encodeHeader(h)); err != nil {
+		return &Error{Reason: "write header", Err: err}
+	}
+	if err := a.WriteRaw(w, h.Fortran); err != nil {
+		return &Error{Reason: "write data", Err: err}
+	}
+	return nil
+}
+
+// WriteFile writes a to path with Write; errors name the file. A failed
+// write removes nothing: the file is left partial.
+func WriteFile(path string, a *nd.Array, fortran bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return &Error{File: path, Reason: "create", Err: err}
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := Write(bw, a, fortran); err != nil {
+		f.Close()
+		return withFile(err, path)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return &Error{File: path, Reason: "write", Err: err}
+	}
+	if err := f.Close(); err != nil {
+		return &Error{File: path, Reason: "close", Err: err}
+	}
+	return nil
+}
+
+// File is an open .npy file read piece by piece: FromNPY reads one chunk
+// of rows at a time without loading the whole file. Its methods may be
+// called from several goroutines (reads use ReadAt).
+type File struct {
+	path string
+	f    *os.File
+	h    Header
+	size int64
+}
+
+// OpenFile opens the .npy file at path and reads its header. Close it
+// when done.
+func OpenFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Reason: "open", Err: err}
+	}
+	h, err := ReadHeader(bufio.NewReaderSize(f, 4096))
+	if err != nil {
+		f.Close()
+		return nil, withFile(err, path)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &Error{File: path, Reason: "stat", Err: err}
+	}
+	n, _ := nd.SizeOf(h.Shape)
+	if want := h.DataOffset + int64(n)*int64(h.DType.Size()); st.Size() < want {
+		f.Close()
+		return nil, &Error{File: path, Reason: fmt.Sprintf("data shorter than the shape %s of %s: file has %d bytes, needs %d", nd.FormatShape(h.Shape), h.DType, st.Size(), want), Err: io.ErrUnexpectedEOF}
+	}
+	return &File{path: path, f: f, h: h, size: st.Size()}, nil
+}
+
+// Header returns the file's header. Do not modify its Shape.
+func (f *File) Header() Header { return f.h }
+
+// Path returns the path the file was opened with.
+func (f *File) Path() string { return f.path }
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
+
+// ReadRange reads count entries along axis 0 starting at start: the array
+// a[start:start+count] of the whole file. C-order files are one read;
+// Fortran-order files are one read per column of the remaining axes (the
+// result keeps Fortran strides).
+func (f *File) ReadRange(start, count int) (*nd.Array, error) {
+	h := f.h
+	if len(h.Shape) == 0 {
+		return nil, &Error{File: f.path, Reason: "ReadRange: the array is 0-d"}
+	}
+	if start < 0 || count < 0 || start > h.Shape[0] || count > h.Shape[0]-start {
+		return nil, &Error{File: f.path, Reason: fmt.Sprintf("ReadRange(%d, %d): out of range for axis 0 of length %d", start, count, h.Shape[0])}
+	}
+	shape := slices.Clone(h.Shape)
+	shape[0] = count
+	es := int64(h.DType.Size())
+	if !h.Fortran || count == 0 {
+		rowElems := int64(1)
+		for _, d := range h.Shape[1:] {
+			rowElems *= int64(d)
+		}
+		off := h.DataOffset + int64(start)*rowElems*es
+		sr := io.NewSectionReader(f.f, off, int64(count)*rowElems*es)
+		return f.read(sr, shape, false)
+	}
+	// Fortran order: element (i, j...) is at i + n0*J for the flat
+	// column index J of the remaining axes; rows [start, start+count)
+	// are one run per column.
+	cols := int64(1)
+	for _, d := range h.Shape[1:] {
+		cols *= int64(d)
+	}
+	n0 := int64(h.Shape[0])
+	readers := make([]io.Reader, 0, cols)
+	for j := int64(0); j < cols; j++ {
+		off := h.DataOffset + (j*n0+int64(start))*es
+		readers = append(readers, io.NewSectionReader(f.f, off, int64(count)*es))
+	}
+	return f.read(bufio.NewReaderSize(io.MultiReader(readers...), 1<<16), shape, true)
+}
+
+func (f *File) read(r io.Reader, shape []int, fortran bool) (*nd.Array, error) {
+	a, err := nd.ReadRaw(r, f.h.DType, shape, fortran, f.h.BigEndian)
+	if err != nil {
+		return nil, &Error{File: f.path, Reason: "data shorter than the shape", Err: err}
+	}
+	return a, nil
+}

@@ -1,0 +1,530 @@
+package zarr
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tessera-go/tessera/nd"
+)
+
+// Error reports a problem with a store: Path is the file (metadata or
+// chunk) or the store's folder.
+type Error struct {
+	Path   string
+	Reason string
+	Err    error // the cause, if any
+}
+
+func (e *Error) Error() string {
+	s := "zarr: " + e.Path + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Array is an open zarr array: its metadata and a way to read and write
+// one chunk at a time. Its methods may be called from several goroutines
+// at once (for different chunks when writing).
+type Array struct {
+	path       string
+	meta       Meta
+	codec      codecChain
+	nchunks    []int  // chunks per axis
+	fill       []byte // one element of the fill value, encoded as stored
+	chunkBytes int    // bytes of one full chunk, decoded
+	metaFile   string
+}
+
+// Open opens the array stored in the folder path: zarr v2 when it holds
+// .zarray, v3 when it holds zarr.json. Only the metadata is read.
+func Open(path string) (*Array, error) {
+	v2 := filepath.Join(path, ".zarray")
+	b, err := os.ReadFile(v2)
+	if err == nil {
+		m, c, err := parseMetaV2(b)
+		if err != nil {
+			return nil, &Error{Path: v2, Reason: "bad metadata", Err: err}
+		}
+		return newArray(path, v2, m, c)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Path: v2, Reason: "reading metadata", Err: err}
+	}
+	v3 := filepath.Join(path, "zarr.json")
+	b, err = os.ReadFile(v3)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Path: path, Reason: "not a zarr array: neither .zarray nor zarr.json is there", Err: err}
+		}
+		return nil, &Error{Path: v3, Reason: "reading metadata", Err: err}
+	}
+	m, c, err := parseMetaV3(b)
+	if err != nil {
+		return nil, &Error{Path: v3, Reason: "bad metadata", Err: err}
+	}
+	return newArray(path, v3, m, c)
+}
+
+func newArray(path, metaFile string, m Meta, c codecChain) (*Array, error) {
+	a := &Array{path: path, meta: m, codec: c, metaFile: metaFile}
+	n, _ := nd.SizeOf(m.Chunks)
+	if n > maxChunkBytes/max(m.DType.Size(), 1) {
+		return nil, &Error{Path: metaFile, Reason: fmt.Sprintf("chunks %v of %s exceed %d bytes", m.Chunks, m.DType, maxChunkBytes)}
+	}
+	a.chunkBytes = n * m.DType.Size()
+	a.nchunks = make([]int, len(m.Shape))
+	for i, s := range m.Shape {
+		a.nchunks[i] = (s + m.Chunks[i] - 1) / m.Chunks[i]
+	}
+	fill := m.Fill
+	if fill == nil {
+		fill, _ = convertFill(0, m.DType)
+	}
+	one, err := nd.Full(m.DType, fill)
+	if err != nil {
+		return nil, &Error{Path: metaFile, Reason: "fill_value", Err: err}
+	}
+	a.fill = one.AppendBytes(nil, false)
+	if c.bigEndian {
+		nd.SwapBytes(a.fill, swapUnit(m.DType))
+	}
+	return a, nil
+}
+
+func swapUnit(d nd.DType) int {
+	if d.IsComplex() {
+		return d.Size() / 2
+	}
+	return d.Size()
+}
+
+// Create makes a new array in the folder path (created if needed) and
+// writes its metadata; an existing array there is overwritten (its old
+// chunk files are not removed). Meta's zero fields take defaults: order
+// "C", version 2, separator "." for v2 and "/" for v3, no compressor.
+func Create(path string, meta Meta) (*Array, error) {
+	m := meta
+	m.Shape, m.Chunks = slices.Clone(m.Shape), slices.Clone(m.Chunks)
+	if m.Version == 0 {
+		m.Version = 2
+	}
+	if m.Order == "" {
+		m.Order = "C"
+	}
+	bad := func(format string, args ...any) error {
+		return &Error{Path: path, Reason: "Create: " + fmt.Sprintf(format, args...)}
+	}
+	if m.Version != 2 && m.Version != 3 {
+		return nil, bad("version %d is neither 2 nor 3", m.Version)
+	}
+	if !m.DType.Valid() {
+		return nil, bad("invalid dtype")
+	}
+	if err := checkGrid(m.Shape, m.Chunks); err != nil {
+		return nil, bad("%v", err)
+	}
+	if m.Order != "C" && m.Order != "F" {
+		return nil, bad("order %q is neither \"C\" nor \"F\"", m.Order)
+	}
+	switch m.Compressor {
+	case "", "gzip", "zstd":
+	case "zlib":
+		if m.Version == 3 {
+			return nil, bad("zlib is not a zarr v3 codec; use gzip or zstd")
+		}
+	case "blosc":
+		return nil, bad("%v", errBloscWrite)
+	default:
+		return nil, bad("compressor %q is not supported (\"\", zlib, gzip and zstd are)", m.Compressor)
+	}
+	switch m.Separator {
+	case "":
+		m.Separator = "."
+		if m.Version == 3 && !m.V2Keys {
+			m.Separator = "/"
+		}
+	case ".", "/":
+	default:
+		return nil, bad("separator %q is neither \".\" nor \"/\"", m.Separator)
+	}
+	if m.V2Keys && m.Version != 3 {
+		return nil, bad("V2Keys is for v3 arrays")
+	}
+	fill, err := convertFill(m.Fill, m.DType)
+	if err != nil {
+		return nil, bad("fill value %v: %v", m.Fill, err)
+	}
+	m.Fill = fill
+	c := codecChain{compressor: m.Compressor, level: m.Level}
+	if m.Order == "F" && len(m.Shape) > 1 {
+		c.perm = reversed(len(m.Shape))
+	}
+	var b []byte
+	var metaFile string
+	if m.Version == 2 {
+		metaFile = filepath.Join(path, ".zarray")
+		b, err = encodeMetaV2(m)
+	} else {
+		if m.Fill == nil {
+			m.Fill, _ = convertFill(0, m.DType)
+		}
+		metaFile = filepath.Join(path, "zarr.json")
+		b, err = encodeMetaV3(m, c)
+	}
+	if err != nil {
+		return nil, &Error{Path: metaFile, Reason: "encoding metadata", Err: err}
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, &Error{Path: path, Reason: "Create", Err: err}
+	}
+	if err := writeFileAtomic(metaFile, b); err != nil {
+		return nil, &Error{Path: metaFile, Reason: "writing metadata", Err: err}
+	}
+	return newArray(path, metaFile, m, c)
+}
+
+// Path returns the store's folder.
+func (a *Array) Path() string { return a.path }
+
+// Meta returns the array's metadata. Do not modify its slices.
+func (a *Array) Meta() Meta { return a.meta }
+
+// Shape returns the array's shape. Do not modify it.
+func (a *Array) Shape() []int { return a.meta.Shape }
+
+// Chunks returns the chunk shape. Do not modify it.
+func (a *Array) Chunks() []int { return a.meta.Chunks }
+
+// NumChunks returns the number of chunks along each axis.
+func (a *Array) NumChunks() []int { return slices.Clone(a.nchunks) }
+
+// DType returns the element type.
+func (a *Array) DType() nd.DType { return a.meta.DType }
+
+// Fill returns the fill value as a Go value of the dtype's type, or nil
+// when a v2 store has fill_value null (read as zero).
+func (a *Array) Fill() any { return a.meta.Fill }
+
+// ChunkPath returns the file that holds the chunk at idx.
+func (a *Array) ChunkPath(idx []int) string {
+	parts := make([]string, len(idx))
+	for i, v := range idx {
+		parts[i] = strconv.Itoa(v)
+	}
+	key := strings.Join(parts, a.meta.Separator)
+	if a.meta.Version == 3 && !a.meta.V2Keys {
+		key = "c"
+		if len(parts) > 0 {
+			key += a.meta.Separator + strings.Join(parts, a.meta.Separator)
+		}
+	} else if len(parts) == 0 {
+		key = "0"
+	}
+	return filepath.Join(a.path, filepath.FromSlash(key))
+}
+
+// checkIndex validates a chunk index.
+func (a *Array) checkIndex(op string, idx []int) error {
+	if len(idx) != len(a.nchunks) {
+		return &Error{Path: a.path, Reason: fmt.Sprintf("%s: chunk index %v has %d axes, the array %d", op, idx, len(idx), len(a.nchunks))}
+	}
+	for i, v := range idx {
+		if v < 0 || v >= a.nchunks[i] {
+			return &Error{Path: a.path, Reason: fmt.Sprintf("%s: chunk index %v out of range (the grid is %v)", op, idx, a.nchunks)}
+		}
+	}
+	return nil
+}
+
+// chunkShape returns the shape of the chunk at idx cropped to the array.
+func (a *Array) chunkShape(idx []int) []int {
+	sh := make([]int, len(idx))
+	for i, v := range idx {
+		c := a.meta.Chunks[i]
+		sh[i] = min(c, a.meta.Shape[i]-v*c)
+	}
+	return sh
+}
+
+// ChunkShape returns the shape of the chunk at idx, cropped to the array
+// bounds (edge chunks are smaller).
+func (a *Array) ChunkShape(idx []int) ([]int, error) {
+	if err := a.checkIndex("ChunkShape", idx); err != nil {
+		return nil, err
+	}
+	return a.chunkShape(idx), nil
+}
+
+// storedShape returns the chunk's shape in storage order (after the
+// transpose codec).
+func (a *Array) storedShape() []int {
+	if a.codec.perm == nil {
+		return a.meta.Chunks
+	}
+	s := make([]int, len(a.codec.perm))
+	for i, p := range a.codec.perm {
+		s[i] = a.meta.Chunks[p]
+	}
+	return s
+}
+
+// ReadChunk reads the chunk at idx (one file) and returns it cropped to
+// the array bounds. A missing chunk file reads as the fill value (a
+// zero-stride view that costs one element). Chunks stored in Fortran
+// order, or transposed, come back as strided views; call Contiguous for
+// C order.
+func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
+	return a.ReadChunkInto(idx, nil)
+}
+
+// StoredChunkSize is the number of elements of a stored (uncropped)
+// chunk: what a buffer for ReadChunkInto must hold.
+func (a *Array) StoredChunkSize() int {
+	n := 1
+	for _, s := range a.meta.Chunks {
+		n *= s
+	}
+	return n
+}
+
+// ReadChunkInto is ReadChunk decoding into the memory of buf (of the
+// array's dtype, C-contiguous, at least StoredChunkSize elements) instead
+// of new memory, so that a caller can reuse buffers from chunk to chunk;
+// the result is then a view of buf. A nil buf, or one that does not fit,
+// reads into new memory as ReadChunk does.
+func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
+	if err := a.checkIndex("ReadChunk", idx); err != nil {
+		return nil, err
+	}
+	crop := a.chunkShape(idx)
+	file := a.ChunkPath(idx)
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		fill := a.meta.Fill
+		if fill == nil {
+			fill, _ = convertFill(0, a.meta.DType)
+		}
+		out, err := nd.Full(a.meta.DType, fill, crop...)
+		if err != nil {
+			return nil, &Error{Path: file, Reason: "fill", Err: err}
+		}
+		return out, nil
+	}
+	if err != nil {
+		return nil, &Error{Path: file, Reason: "reading chunk", Err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Path: file, Reason: "reading chunk", Err: err}
+	}
+	size := st.Size()
+	if a.codec.compressor == "" && size != int64(a.chunkBytes) {
+		// Checked before allocating: a truncated or foreign file.
+		return nil, &Error{Path: file, Reason: "corrupt chunk", Err: fmt.Errorf("chunk is %d bytes, want %d", size, a.chunkBytes)}
+	}
+	// Decode straight into the new chunk's memory: an uncompressed chunk
+	// is one read from the file, a compressed one is read into a pooled
+	// buffer and decompressed in place.
+	var ioErr bool
+	fill := func(dst []byte) error {
+		if a.codec.compressor == "" {
+			if size != int64(len(dst)) {
+				return fmt.Errorf("chunk is %d bytes, want %d", size, len(dst))
+			}
+			_, err := io.ReadFull(f, dst)
+			ioErr = err != nil
+			return err
+		}
+		if size > maxChunkFile {
+			return fmt.Errorf("chunk file is %d bytes, over the %d-byte limit", size, maxChunkFile)
+		}
+		buf := getBuf(int(size))
+		defer putBuf(buf)
+		if _, err := io.ReadFull(f, *buf); err != nil {
+			ioErr = true
+			return err
+		}
+		return decodeInto(a.codec, dst, *buf)
+	}
+	var stored *nd.Array
+	if buf != nil && buf.DType() == a.meta.DType && buf.Offset() == 0 && buf.IsCContiguous() && buf.Size() >= a.StoredChunkSize() {
+		stored, err = nd.FillBytesInto(buf, a.meta.DType, a.storedShape(), false, a.codec.bigEndian, fill)
+	} else {
+		stored, err = nd.FillBytes(a.meta.DType, a.storedShape(), false, a.codec.bigEndian, fill)
+	}
+	if err != nil {
+		reason := "corrupt chunk"
+		if ioErr {
+			reason = "reading chunk"
+		}
+		return nil, &Error{Path: file, Reason: reason, Err: err}
+	}
+	full := stored
+	if p := a.codec.perm; p != nil {
+		inv := make([]int, len(p))
+		for i, ax := range p {
+			inv[ax] = i
+		}
+		full, err = stored.Transpose(inv...)
+		if err != nil {
+			return nil, &Error{Path: file, Reason: "transpose", Err: err}
+		}
+	}
+	if !slices.Equal(crop, a.meta.Chunks) {
+		sl := make([]nd.Slice1, len(crop))
+		for i, c := range crop {
+			sl[i] = nd.Slice1{Start: 0, Stop: c, Step: 1}
+		}
+		full, err = full.Slice(sl...)
+		if err != nil {
+			return nil, &Error{Path: file, Reason: "crop", Err: err}
+		}
+	}
+	return full, nil
+}
+
+// WriteChunk writes x as the chunk at idx, replacing the file atomically
+// (a concurrent reader sees the old or the new chunk, never half). x must
+// have the array's dtype and the chunk's shape: the full chunk shape, or
+// for edge chunks the cropped shape (the rest is padded with the fill
+// value, as zarr-python pads).
+func (a *Array) WriteChunk(idx []int, x *nd.Array) error {
+	if err := a.checkIndex("WriteChunk", idx); err != nil {
+		return err
+	}
+	file := a.ChunkPath(idx)
+	if x == nil {
+		return &Error{Path: file, Reason: "WriteChunk: nil array"}
+	}
+	if x.DType() != a.meta.DType {
+		return &Error{Path: file, Reason: fmt.Sprintf("WriteChunk: dtype mismatch: chunk is %s, the array %s", x.DType(), a.meta.DType)}
+	}
+	crop := a.chunkShape(idx)
+	if !slices.Equal(x.Shape(), crop) && !slices.Equal(x.Shape(), a.meta.Chunks) {
+		return &Error{Path: file, Reason: fmt.Sprintf("WriteChunk: shape mismatch: chunk %v is %s, want %s", idx, nd.FormatShape(x.Shape()), nd.FormatShape(crop))}
+	}
+	raw := a.encodeChunk(x)
+	data, err := compress(a.codec, raw)
+	if err != nil {
+		return &Error{Path: file, Reason: "WriteChunk", Err: err}
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return &Error{Path: file, Reason: "WriteChunk", Err: err}
+	}
+	if err := writeFileAtomic(file, data); err != nil {
+		return &Error{Path: file, Reason: "WriteChunk", Err: err}
+	}
+	return nil
+}
+
+// encodeChunk returns the raw stored bytes of the full-size chunk holding
+// x in its leading corner, padded with the fill value.
+func (a *Array) encodeChunk(x *nd.Array) []byte {
+	v := x
+	full := a.meta.Chunks
+	if p := a.codec.perm; p != nil {
+		v, _ = x.Transpose(p...)
+		full = a.storedShape()
+	}
+	var raw []byte
+	if slices.Equal(v.Shape(), full) {
+		raw = v.AppendBytes(nil, false)
+	} else {
+		// Fill the whole chunk, then copy x's rows (in storage order)
+		// to their places: each run of ForEachOffset over x's shape
+		// with the full chunk's strides is one row of x.
+		es := a.meta.DType.Size()
+		n, _ := nd.SizeOf(full)
+		raw = make([]byte, n*es)
+		fillPattern(raw, a.fill)
+		xb := v.AppendBytes(nil, false)
+		if a.codec.bigEndian {
+			// fill is already big-endian; swap x's bytes before placing.
+			nd.SwapBytes(xb, swapUnit(a.meta.DType))
+		}
+		pos := 0
+		nd.ForEachOffset(v.Shape(), nd.CStrides(full), 0, func(off, n, _ int) {
+			copy(raw[off*es:(off+n)*es], xb[pos:pos+n*es])
+			pos += n * es
+		})
+		return raw
+	}
+	if a.codec.bigEndian {
+		nd.SwapBytes(raw, swapUnit(a.meta.DType))
+	}
+	return raw
+}
+
+// maxChunkBytes bounds the decoded size of one chunk (2 GiB, numcodecs'
+// own limit), so that corrupt metadata cannot ask for terabytes.
+const maxChunkBytes = 1 << 31
+
+// maxChunkFile bounds the compressed chunk files ReadChunk reads (4 GiB).
+const maxChunkFile = 1 << 32
+
+// bufPool recycles the buffers compressed chunk files are read into; a
+// cache, like the shared zstd decoder.
+var bufPool sync.Pool // *[]byte
+
+func getBuf(n int) *[]byte {
+	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func putBuf(p *[]byte) { bufPool.Put(p) }
+
+// fillPattern repeats pat over b by doubling copies.
+func fillPattern(b, pat []byte) {
+	if len(b) == 0 {
+		return
+	}
+	n := copy(b, pat)
+	for n < len(b) {
+		n += copy(b[n:], b[:n])
+	}
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames
+// it over path.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
