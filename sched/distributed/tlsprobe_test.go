@@ -10,8 +10,11 @@ import (
 )
 
 // TestPlaintextToTLS: a client or a worker without TLS dialing a TLS
-// scheduler fails within seconds (not ConnectTimeout's 30 s) with an
+// scheduler fails at once (not after ConnectTimeout's 30 s) with an
 // error wrapping ErrUnauthenticated that says the scheduler speaks TLS;
+// the calls run under a 20 s context, so a client that waited for the
+// connect timeout would fail with the context's error instead (no
+// wall-clock assertion, which a loaded machine could break);
 // with nothing listening the probe says no, and a plaintext scheduler
 // is not taken for a TLS one.
 func TestPlaintextToTLS(t *testing.T) {
@@ -29,30 +32,26 @@ func TestPlaintextToTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 
-	check := func(what string, err error, start time.Time) {
+	check := func(what string, err error) {
 		t.Helper()
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("%s took %v", what, took)
-		}
 		if !errors.Is(err, ErrUnauthenticated) || !strings.Contains(err.Error(), "speaks TLS") {
 			t.Errorf("%s: %v; want ErrUnauthenticated saying the scheduler speaks TLS", what, err)
 		}
 	}
-	start := time.Now()
 	cl, err := Connect(ctx, srv.Addr(), ClientOptions{Security: Security{Token: "tok"}})
 	if err == nil {
 		cl.Close()
 	}
-	check("plaintext Connect", err, start)
+	check("plaintext Connect", err)
 
-	start = time.Now()
 	w, err := StartWorker(ctx, WorkerOptions{Scheduler: srv.Addr(), Threads: 1, Logger: quietLogger(), Security: Security{Token: "tok"}})
 	if err == nil {
 		w.Close()
 	}
-	check("plaintext StartWorker", err, start)
+	check("plaintext StartWorker", err)
 
 	if !speaksTLS(ctx, srv.Addr()) {
 		t.Error("speaksTLS(TLS scheduler) = false")
