@@ -192,9 +192,9 @@ func (s *Server) maintain() {
 		case <-s.done:
 			return
 		case now := <-t.C:
-			s.mu.Lock()
-			s.checkTimeouts(now)
-			s.mu.Unlock()
+			// A panic here is logged and the next tick tries again: the
+			// scheduler process never dies of its own bookkeeping.
+			s.locked("periodic checks", func() { s.checkTimeouts(now) })
 		}
 	}
 }
@@ -216,13 +216,18 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 	case reg.Nthreads <= 0:
 		return status.Errorf(codes.InvalidArgument, "tessera: worker %q registered with %d threads", reg.Name, reg.Nthreads)
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	var w *srvWorker
+	closed := false
+	if err := s.locked("a worker's registration", func() {
+		if closed = s.closed; !closed {
+			w = s.addWorker(reg)
+		}
+	}); err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	if closed {
 		return errClosing
 	}
-	w := s.addWorker(reg)
-	s.mu.Unlock()
 	// The Welcome goes out before anything addWorker queued for the
 	// worker, since only this goroutine sends.
 	err = stream.Send(&pb.SchedulerMessage{Welcome: &pb.Welcome{
@@ -230,16 +235,17 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 		HeartbeatIntervalMs: s.opts.HeartbeatInterval.Milliseconds(),
 	}})
 	if err != nil {
-		s.mu.Lock()
-		s.lose(w, "sending welcome: "+err.Error())
-		s.mu.Unlock()
+		s.locked("losing a worker", func() { s.lose(w, "sending welcome: "+err.Error()) })
 		return err
 	}
-	s.mu.Lock()
-	if !w.gone {
-		s.handleWorker(w, first)
+	if err := s.locked("a worker's registration", func() {
+		if !w.gone {
+			s.handleWorker(w, first)
+		}
+	}); err != nil {
+		s.locked("losing a worker", func() { s.lose(w, err.Error()) })
+		return status.Error(codes.Internal, err.Error())
 	}
-	s.mu.Unlock()
 
 	s.wg.Add(1)
 	go func() {
@@ -294,9 +300,7 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 			continue
 		}
 		if err := stream.Send(m); err != nil {
-			s.mu.Lock()
-			s.lose(w, "send: "+err.Error())
-			s.mu.Unlock()
+			s.locked("losing a worker", func() { s.lose(w, "send: "+err.Error()) })
 			return err
 		}
 	}
@@ -306,13 +310,17 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 // job's error or the client closing the stream.
 func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 	s := svc.s
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	var j *srvJob
+	if err := s.locked("a new job", func() {
+		if !s.closed {
+			j = s.newJob()
+		}
+	}); err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	if j == nil {
 		return errClosing
 	}
-	j := s.newJob()
-	s.mu.Unlock()
 
 	s.wg.Add(1)
 	go func() {

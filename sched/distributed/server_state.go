@@ -191,20 +191,25 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 		reg:      reg,
 		addrs:    []string{reg.DataAddress},
 		threads:  int(reg.Nthreads),
-		slot:     len(s.live),
 		lastSeen: now,
 		joined:   now,
 		wake:     make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
-	// A live worker at the same data address is a previous session of
-	// this one (it lost its connection and came back before the break
-	// was noticed): the new session supersedes it.
+	// A live worker at the same data address, or under the same name, is
+	// a previous session of this one (it lost its connection and came
+	// back before the break was noticed, or was restarted under its
+	// -name): the new session supersedes it.
 	for _, old := range slices.Clone(s.live) {
-		if old.reg.DataAddress == reg.DataAddress {
+		if old.reg.DataAddress == reg.DataAddress || (reg.Name != "" && old.reg.Name == reg.Name) {
 			s.lose(old, "registered again as a new session")
 		}
 	}
+	// The slot is taken only now: lose renumbers the slots of the
+	// workers after the one it drops, so a slot taken before the loop
+	// could point past the end of live (the next lose of this worker
+	// then panicked or dropped another worker).
+	w.slot = len(s.live)
 	s.byID = append(s.byID, w)
 	s.live = append(s.live, w)
 	s.score = append(s.score, 0)
