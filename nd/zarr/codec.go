@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -16,8 +17,15 @@ import (
 // zstdDecoder is one decoder shared by every array: creating one costs
 // far more than decoding a small chunk, and DecodeAll is safe for
 // concurrent use. It is a lazily built cache, not mutable state.
+//
+// WithDecodeAllCapLimit bounds DecodeAll by the capacity of the buffer it
+// is given, which decodeInto sets to the chunk's declared decoded size: a
+// frame whose header claims more (a 15 GiB claim in a few bytes once made
+// every worker reading it die of out-of-memory) is refused before anything
+// is allocated, and a frame without a size that decodes past it stops
+// there.
 var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<34))
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<34), zstd.WithDecodeAllCapLimit(true))
 })
 
 // zstdEncoders caches one encoder per level (EncodeAll is safe for
@@ -94,7 +102,10 @@ func decodeInto(c codecChain, dst, src []byte) error {
 		if err != nil {
 			return err
 		}
-		out, err := d.DecodeAll(src, dst[:0])
+		out, err := d.DecodeAll(src, dst[:0:want])
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			return fmt.Errorf("zstd: decompresses to more than the chunk's %d bytes: %w", want, err)
+		}
 		if err != nil {
 			return fmt.Errorf("zstd: %w", err)
 		}
