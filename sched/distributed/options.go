@@ -76,13 +76,18 @@ type WorkerOptions struct {
 	Logger *slog.Logger
 }
 
+// MaxRetries bounds ClientOptions.Retries (and a Run's retries from any
+// client): a larger value is taken as MaxRetries.
+const MaxRetries = 100
+
 // ClientOptions configure a client (Connect).
 type ClientOptions struct {
 	Security Security
 	// Retries is how many times a task whose op returns an error is run
 	// again before its error is final (Dask's retries=); default 0.
 	// Panics count as errors. Tasks lost with a dead worker are always
-	// recomputed and do not count here.
+	// recomputed and do not count here. The scheduler caps it at
+	// MaxRetries, so that a task that always fails ends its job.
 	Retries int
 	// Name names the client's jobs in the status endpoint.
 	Name string

@@ -400,7 +400,18 @@ func (s *Server) failJob(j *srvJob, e *pb.JobError) {
 	}
 	j.jout().Error = e
 	j.final = true
-	s.log.Info("job failed", "job", j.id, "name", j.name, "kind", e.Kind.String(), "message", e.Message)
+	msg := e.Message
+	if msg == "" && e.Failure != nil {
+		msg = e.Failure.Message
+		if e.Failure.Panic {
+			msg = "panic: " + e.Failure.PanicValue
+		}
+	}
+	key := ""
+	if e.Index >= 0 && int(e.Index) < len(j.defs) {
+		key = j.key(e.Index)
+	}
+	s.log.Info("job failed", "job", j.id, "name", j.name, "kind", e.Kind.String(), "key", key, "message", msg)
 	s.dropJob(j)
 }
 
@@ -474,7 +485,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.jout() // the first event carries the job's id, even before any task finishes
 	j.name = run.Name
 	j.events = run.Events
-	j.retries = max(run.Retries, 0)
+	j.retries = min(max(run.Retries, 0), MaxRetries)
 	n := int32(len(j.defs))
 	bad := func(i int32, format string, args ...any) {
 		s.failJob(j, &pb.JobError{Index: i, Kind: pb.JobError_BAD_GRAPH, Message: fmt.Sprintf(format, args...)})
@@ -511,6 +522,13 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 		j.isOut[o] = true
 	}
 	j.outputs = run.Outputs
+	if len(run.Outputs) == 0 {
+		// Nothing would ever be reported to the client: answer at once
+		// rather than leave it waiting. Connect's client never sends such
+		// a job (a Get of no keys returns without one).
+		bad(-1, "the job asks for no outputs (%d tasks): nothing to compute", n)
+		return
+	}
 	for i := range n {
 		j.depOff[i+1] += j.depOff[i]
 	}

@@ -2,6 +2,7 @@ package distributed
 
 import (
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -100,3 +101,43 @@ func (l *logBuffer) String() string {
 }
 
 func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
+
+// Jobs that would never end end at once or after a bounded number of runs:
+// a job asking for no outputs is a BAD_GRAPH error, a task that always fails
+// under Retries of MaxInt32 runs MaxRetries+1 times, and the scheduler's
+// "job failed" log line names the key and the task's message.
+func TestServerJobLimits(t *testing.T) {
+	t.Run("no outputs", func(t *testing.T) {
+		s := newTestServer(t, SchedulerOptions{})
+		startFakeWorker(t, s, newSim(), fakeWorkerOpts{name: "a"})
+		for _, defs := range [][]*pb.TaskDef{nil, tdefs([]tnode{{key: "x"}})} {
+			c := submit(t, s, Security{}, defs, &pb.Run{})
+			eventually(t, "the job's answer", func() bool { return c.jobError() != nil })
+			if e := c.jobError(); e.Kind != pb.JobError_BAD_GRAPH || !strings.Contains(e.Message, "no outputs") {
+				t.Errorf("%d tasks: job error %v, want BAD_GRAPH saying no outputs", len(defs), e)
+			}
+		}
+	})
+	t.Run("retries capped", func(t *testing.T) {
+		var logs logBuffer
+		s := newTestServer(t, SchedulerOptions{Logger: logs.logger()})
+		sim := newSim()
+		startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a"})
+		defs := tdefs([]tnode{{key: "always-fails", op: "fail:1000000000"}})
+		c := submit(t, s, Security{}, defs, &pb.Run{Outputs: []int32{0}, Retries: math.MaxInt32})
+		eventually(t, "the job's error", func() bool { return c.jobError() != nil })
+		if e := c.jobError(); e.Kind != pb.JobError_TASK || e.Failure.GetMessage() != "boom always-fails" {
+			t.Errorf("job error %v, want the task's failure", e)
+		}
+		sim.mu.Lock()
+		runs := sim.attempts["always-fails"]
+		sim.mu.Unlock()
+		if runs != MaxRetries+1 {
+			t.Errorf("the task ran %d times, want MaxRetries+1 = %d", runs, MaxRetries+1)
+		}
+		log := logs.String()
+		if !strings.Contains(log, "job failed") || !strings.Contains(log, "key=always-fails") || !strings.Contains(log, `message="boom always-fails"`) {
+			t.Errorf("the log does not name the failed key and its message:\n%s", log)
+		}
+	})
+}
