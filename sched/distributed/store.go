@@ -83,6 +83,9 @@ type store struct {
 // bytes (never when memoryLimit is 0) into a new directory under dir
 // (default os.TempDir()), made at the first spill (dir too, when missing)
 // and removed by close; dir itself stays.
+//
+// checkSpillDir is what a worker calls first: a memory limit whose spill
+// directory cannot be written would silently stop limiting anything.
 func newStore(memoryLimit int64, dir string) *store {
 	s := &store{jobs: map[uint64]map[string]*entry{}, parent: dir}
 	if memoryLimit > 0 {
@@ -93,6 +96,31 @@ func newStore(memoryLimit int64, dir string) *store {
 	}
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s
+}
+
+// checkSpillDir reports whether spill files can be written under dir
+// (default os.TempDir(), made if missing): it creates and removes a
+// probe file there, so that a worker with a memory limit fails at start
+// rather than keep every value in memory at the first spill.
+func checkSpillDir(dir string) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("spill directory %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".tessera-probe-")
+	if err != nil {
+		return fmt.Errorf("spill directory %s cannot be written: %w", dir, err)
+	}
+	name := f.Name()
+	_, werr := f.Write([]byte("probe"))
+	cerr := f.Close()
+	os.Remove(name)
+	if err := errors.Join(werr, cerr); err != nil {
+		return fmt.Errorf("spill directory %s cannot be written: %w", dir, err)
+	}
+	return nil
 }
 
 func (s *store) unlink(e *entry) {

@@ -1,9 +1,12 @@
 package distributed
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -238,3 +241,23 @@ func TestSizeOf(t *testing.T) {
 type sizedValue int
 
 func (s sizedValue) Nbytes() int { return int(s) }
+
+// A worker with a memory limit whose spill directory cannot be written
+// fails at start, naming the directory (it used to keep every value in
+// memory from its first spill on, silently); without a limit the
+// directory is not used and not checked.
+func TestWorkerSpillDirUnusable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(file, "spill") // a directory under a regular file
+	_, err := StartWorker(context.Background(), WorkerOptions{Scheduler: "127.0.0.1:1", Threads: 1,
+		MemoryLimit: 1 << 20, SpillDir: bad, Logger: quietLogger()})
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "spill directory") {
+		t.Errorf("StartWorker with spill directory %s: %v, want an error naming it", bad, err)
+	}
+	if err := checkSpillDir(t.TempDir()); err != nil {
+		t.Errorf("checkSpillDir(a fresh temporary directory): %v", err)
+	}
+}

@@ -118,6 +118,11 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("distributed: worker: %w", err)
 	}
+	if opts.MemoryLimit > 0 {
+		if err := checkSpillDir(opts.SpillDir); err != nil {
+			return nil, fmt.Errorf("distributed: worker: memory limit %d bytes: %w", opts.MemoryLimit, err)
+		}
+	}
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("distributed: worker: data plane: %w", err)
