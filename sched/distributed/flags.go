@@ -23,13 +23,15 @@ const tokenEnv = "TESSERA_TOKEN"
 // securityFlags defines the flags of Security on fs: -tls-ca, -tls-cert,
 // -tls-key, -tls-server-name and -token-file (the token comes from the
 // TESSERA_TOKEN environment variable without it). The returned function,
-// called after fs.Parse, builds the Security.
-func securityFlags(fs *flag.FlagSet) func() (Security, error) {
+// called after fs.Parse, builds the Security; insecure reports -insecure,
+// without which listening beyond loopback needs TLS and a token.
+func securityFlags(fs *flag.FlagSet) (build func() (Security, error), insecure *bool) {
 	ca := fs.String("tls-ca", "", "PEM `file` of the CA that signs every peer's certificate (mutual TLS; with -tls-cert and -tls-key)")
 	cert := fs.String("tls-cert", "", "PEM certificate `file` of this process")
 	key := fs.String("tls-key", "", "PEM private key `file` of -tls-cert")
 	name := fs.String("tls-server-name", "", "`name` checked in the certificates of the servers dialed (tessera for certificates from `tessera certs`); default the dialed host")
 	tokenFile := fs.String("token-file", "", "`file` holding the cluster token; default the "+tokenEnv+" environment variable")
+	insecure = fs.Bool("insecure", false, "listen beyond loopback without TLS and a token: anyone who reaches the port can run tasks or read values (refused without this flag)")
 	return func() (Security, error) {
 		sec := Security{CAFile: *ca, CertFile: *cert, KeyFile: *key, ServerName: *name}
 		if sec.TLS() && (sec.CAFile == "" || sec.CertFile == "" || sec.KeyFile == "") {
@@ -48,7 +50,7 @@ func securityFlags(fs *flag.FlagSet) func() (Security, error) {
 			sec.Token = strings.TrimSpace(os.Getenv(tokenEnv))
 		}
 		return sec, nil
-	}
+	}, insecure
 }
 
 // SchedulerFlags defines the flags of `tessera scheduler` on fs and returns
@@ -59,7 +61,7 @@ func SchedulerFlags(fs *flag.FlagSet) func() (SchedulerOptions, error) {
 	failures := fs.Int("allowed-failures", 3, "workers that may die running one task before it is the job's error")
 	saturation := fs.Float64("worker-saturation", 2, "root tasks per worker thread queued at most")
 	timeout := fs.Duration("worker-timeout", 10*time.Second, "a worker silent this long is lost")
-	sec := securityFlags(fs)
+	sec, insecure := securityFlags(fs)
 	return func() (SchedulerOptions, error) {
 		s, err := sec()
 		if err != nil {
@@ -77,6 +79,7 @@ func SchedulerFlags(fs *flag.FlagSet) func() (SchedulerOptions, error) {
 		return SchedulerOptions{
 			Address: *addr, StatusAddress: *status, Security: s,
 			AllowedFailures: *failures, WorkerSaturation: *saturation, WorkerTimeout: *timeout,
+			Insecure: *insecure,
 		}, nil
 	}
 }
@@ -94,7 +97,7 @@ func WorkerFlags(fs *flag.FlagSet) func() (WorkerOptions, error) {
 	mem := fs.String("memory-limit", "", "bytes of values held in memory, e.g. 4GiB; above 60% of it values spill to disk (default no limit)")
 	spill := fs.String("spill-dir", "", "`directory` for spilled values; default a new one under the system's temporary directory")
 	connect := fs.Duration("connect-timeout", 30*time.Second, "how long to wait for the scheduler, at start and after losing it")
-	sec := securityFlags(fs)
+	sec, insecure := securityFlags(fs)
 	return func() (WorkerOptions, error) {
 		s, err := sec()
 		if err != nil {
@@ -122,7 +125,7 @@ func WorkerFlags(fs *flag.FlagSet) func() (WorkerOptions, error) {
 		return WorkerOptions{
 			Scheduler: *sched, ListenAddress: *listen, AdvertiseAddress: *adv, Name: *name,
 			Threads: *threads, Resources: r, MemoryLimit: limit, SpillDir: *spill,
-			Security: s, ConnectTimeout: *connect,
+			Security: s, ConnectTimeout: *connect, Insecure: *insecure,
 		}, nil
 	}
 }

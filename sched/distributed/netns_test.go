@@ -135,12 +135,15 @@ func TestNetns(t *testing.T) {
 	})
 
 	// Intruders, both in namespace c: refused, they exit, and the scheduler
-	// still has its three workers.
+	// still has its three workers. They pass -insecure: without it a worker
+	// lacking TLS or the token refuses to open its data plane beyond
+	// loopback before it dials anything, and what is tested here is the
+	// scheduler's refusal of a stranger who does not care.
 	intruder := func(t *testing.T, name string, s Security, tokenFile, refusal string) {
 		h := n.hosts[len(n.hosts)-1]
 		logFrom := len(schedLog.String())
 		args := []string{"-scheduler", srv.Addr(), "-listen", net.JoinHostPort(h.addr, "0"),
-			"-name", name, "-threads", "1", "-connect-timeout", "5s"}
+			"-name", name, "-threads", "1", "-connect-timeout", "5s", "-insecure"}
 		w := startNsWorker(t, h.ns, append(args, secFlags(s, tokenFile)...))
 		select {
 		case <-w.done:

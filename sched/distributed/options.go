@@ -41,6 +41,10 @@ type SchedulerOptions struct {
 	WorkerSaturation float64
 	// Logger receives the scheduler's log; default slog.Default().
 	Logger *slog.Logger
+	// Insecure allows Address or StatusAddress beyond loopback without
+	// mutual TLS and a token (ErrInsecure otherwise): anyone who reaches
+	// the port can then run tasks. The log and the status say so.
+	Insecure bool
 }
 
 // WorkerOptions configure a worker (RunWorker, `tessera worker`).
@@ -74,6 +78,10 @@ type WorkerOptions struct {
 	ConnectTimeout time.Duration
 	// Logger receives the worker's log; default slog.Default().
 	Logger *slog.Logger
+	// Insecure allows a data plane listening beyond loopback without
+	// mutual TLS and a token (ErrInsecure otherwise): anyone who reaches
+	// it can read the worker's values.
+	Insecure bool
 }
 
 // MaxRetries bounds ClientOptions.Retries (and a Run's retries from any

@@ -55,6 +55,31 @@ func (s Security) TLS() bool { return s.CAFile != "" || s.CertFile != "" || s.Ke
 // missing or wrong token or certificate.
 var ErrUnauthenticated = errors.New("distributed: peer refused: missing or wrong token or certificate")
 
+// ErrInsecure is the cause of the error a scheduler or worker returns
+// when asked to listen beyond loopback without mutual TLS and a token,
+// unless its options say Insecure (`-insecure`): secure by default, so
+// that a port opened to a network never runs a stranger's tasks by
+// mistake.
+var ErrInsecure = errors.New("refusing to listen beyond loopback without TLS and a token: give certificates and a token (tessera certs), or Insecure (-insecure) to accept anyone who reaches the port")
+
+// authenticated reports whether s asks peers for both a certificate of
+// the cluster and the token.
+func (s Security) authenticated() bool { return s.TLS() && s.Token != "" }
+
+// exposure checks a listening address against s: loopback, or a network
+// address with TLS and a token, is fine; a network address without them is
+// ErrInsecure unless insecure, and then insecure reports true so that the
+// caller logs and shows it.
+func exposure(what, addr string, s Security, allow bool) (insecure bool, err error) {
+	if isLoopback(addr) || s.authenticated() {
+		return false, nil
+	}
+	if !allow {
+		return false, fmt.Errorf("distributed: %s on %s: %w", what, addr, ErrInsecure)
+	}
+	return true, nil
+}
+
 const tokenHeader = "tessera-token"
 
 func (s Security) tlsConfig(server bool) (*tls.Config, error) {

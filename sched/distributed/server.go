@@ -36,8 +36,9 @@ import (
 // sessions and clients' Compute jobs) and, when asked, the HTTP status
 // endpoint. Create one with NewServer; it serves until Close.
 type Server struct {
-	opts SchedulerOptions
-	log  *slog.Logger
+	opts     SchedulerOptions
+	log      *slog.Logger
+	insecure bool // listening beyond loopback without TLS and token, as allowed by opts.Insecure
 
 	lis       net.Listener
 	grpc      *grpc.Server
@@ -84,6 +85,19 @@ func NewServer(opts SchedulerOptions) (*Server, error) {
 	sopts, err := opts.Security.serverOptions(s.log)
 	if err != nil {
 		return nil, err
+	}
+	for _, l := range []struct{ what, addr string }{{"scheduler", opts.Address}, {"status endpoint", opts.StatusAddress}} {
+		if l.addr == "" {
+			continue
+		}
+		insecure, err := exposure(l.what, l.addr, opts.Security, opts.Insecure)
+		if err != nil {
+			return nil, err
+		}
+		if insecure {
+			s.insecure = true
+			s.log.Warn("INSECURE: listening beyond loopback without TLS and a token; anyone who reaches the port can run tasks", "what", l.what, "address", l.addr)
+		}
 	}
 	sopts = append(sopts,
 		grpc.MaxRecvMsgSize(64<<20),

@@ -15,7 +15,10 @@ import (
 // Status is a snapshot of a scheduler: its workers, its jobs and totals.
 // The status endpoint serves it as JSON at GET /status.
 type Status struct {
-	Address   string         `json:"address"`
+	Address string `json:"address"`
+	// Insecure: the scheduler listens beyond loopback without TLS and a
+	// token, because it was started with Insecure (-insecure).
+	Insecure  bool           `json:"insecure,omitempty"`
 	UptimeSec float64        `json:"uptime_s"`
 	Workers   []WorkerStatus `json:"workers"`
 	Jobs      []JobStatus    `json:"jobs"`
@@ -82,6 +85,7 @@ func (s *Server) Status() Status {
 	now := time.Now()
 	st := Status{
 		Address:   s.Addr(),
+		Insecure:  s.insecure,
 		UptimeSec: now.Sub(s.started).Seconds(),
 		Workers:   []WorkerStatus{},
 		Jobs:      []JobStatus{},

@@ -123,6 +123,13 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			return nil, fmt.Errorf("distributed: worker: memory limit %d bytes: %w", opts.MemoryLimit, err)
 		}
 	}
+	insecure, err := exposure("worker data plane", listen, opts.Security, opts.Insecure)
+	if err != nil {
+		return nil, err
+	}
+	if insecure {
+		log.Warn("INSECURE: data plane listening beyond loopback without TLS and a token; anyone who reaches it can read this worker's values", "address", listen)
+	}
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("distributed: worker: data plane: %w", err)
