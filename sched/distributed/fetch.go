@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -285,6 +286,10 @@ func dataServerOptions(sec Security, log *slog.Logger) ([]grpc.ServerOption, err
 	}
 	return append(opts,
 		grpc.ForceServerCodecV2(frameCodec{}),
+		// Clients ping every 10 s (dataDialOptions); allow a little less,
+		// so that timer jitter never closes a connection for "too many
+		// pings".
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(maxMsgSize),
 		grpc.MaxSendMsgSize(maxMsgSize),
 		grpc.InitialWindowSize(windowSize),
@@ -324,6 +329,10 @@ func dataDialOptions(sec Security) ([]grpc.DialOption, error) {
 		// A peer that died is redialed with backoff while its connection
 		// is in use; idle for this long, the connection stops trying.
 		grpc.WithIdleTimeout(30*time.Second),
+		// A peer that stops answering pings (its machine gone, its
+		// process frozen) has its connection closed, which fails the
+		// fetches on it, after about 20 s.
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 10 * time.Second}),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 			MinConnectTimeout: 5 * time.Second,
@@ -336,14 +345,36 @@ func dataDialOptions(sec Security) ([]grpc.DialOption, error) {
 // multiplexes concurrent fetches over it. It is safe for concurrent use.
 type dataClient struct {
 	sec Security
+	// idle bounds the wait for each frame of a fetch (fetchIdleTimeout).
+	idle time.Duration
 
 	mu     sync.Mutex
 	conns  map[string]*grpc.ClientConn
 	closed bool
 }
 
+// fetchIdleTimeout bounds the wait for the next frame of a fetch: a peer
+// whose process is frozen (SIGSTOP, a stuck disk) or whose serving code
+// is stuck would otherwise hold the fetching task forever. A frame is at
+// most 4 MiB, so a minute without one is no slow link but a peer that
+// stopped. A peer whose whole machine went away is noticed sooner by the
+// connection's keepalive (dataDialOptions).
+const fetchIdleTimeout = time.Minute
+
 func newDataClient(sec Security) *dataClient {
-	return &dataClient{sec: sec, conns: map[string]*grpc.ClientConn{}}
+	return &dataClient{sec: sec, idle: fetchIdleTimeout, conns: map[string]*grpc.ClientConn{}}
+}
+
+// StalledPeerError is the cause of a fetch's error when the peer sent
+// nothing for Idle: the fetch gives up, and the task that needed the value
+// asks another holder or has the scheduler recompute it.
+type StalledPeerError struct {
+	Address string
+	Idle    time.Duration
+}
+
+func (e *StalledPeerError) Error() string {
+	return fmt.Sprintf("distributed: peer %s sent nothing for %v", e.Address, e.Idle)
 }
 
 var errDataClientClosed = errors.New("distributed: data client closed")
@@ -407,8 +438,19 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// The watchdog cancels the call when no frame arrives for d.idle; the
+	// cause then replaces gRPC's plain Canceled in the error.
+	watchdog := time.AfterFunc(d.idle, func() { cancel(&StalledPeerError{Address: addr, Idle: d.idle}) })
+	defer watchdog.Stop()
+	fail = func(err error) error {
+		var stalled *StalledPeerError
+		if errors.As(context.Cause(ctx), &stalled) {
+			err = stalled
+		}
+		return fmt.Errorf("distributed: fetch %d values of job %d from %s: %w", len(keys), job, addr, unauthenticated(err))
+	}
 	stream, err := pb.NewDataClient(cc).Fetch(ctx, &pb.FetchRequest{Job: job, Keys: keys}, grpc.ForceCodecV2(frameCodec{}))
 	if err != nil {
 		return fail(err)
@@ -416,6 +458,7 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 	for i, key := range keys {
 		var f inFrame
 		err := stream.RecvMsg(&f)
+		watchdog.Reset(d.idle)
 		if err == io.EOF {
 			err = fmt.Errorf("stream ended after %d of %d values", i, len(keys))
 		}
@@ -443,6 +486,7 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 		for int64(len(b)) < size {
 			g := inFrame{data: b}
 			err := stream.RecvMsg(&g)
+			watchdog.Reset(d.idle)
 			if err == io.EOF {
 				err = fmt.Errorf("stream ended inside value %q", key)
 			}

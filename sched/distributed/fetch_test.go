@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/tessera-go/tessera/chunkarray" // registers the nd.Array codec
 	"github.com/tessera-go/tessera/graph"
@@ -251,4 +252,66 @@ func benchmarkFetch(b *testing.B, elems, n int) {
 		}
 	}
 	b.ReportMetric(float64(b.N)*float64(8*elems*n)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
+// stuckSource holds every value but never finishes encoding the one named
+// stuck: a peer whose process is frozen or whose serving code hangs.
+type stuckSource struct {
+	mapSource
+	stuck   string
+	release chan struct{}
+}
+
+func (s *stuckSource) appendEncoded(dst []byte, job uint64, key string) ([]byte, bool, error) {
+	if key == s.stuck {
+		<-s.release
+	}
+	return s.mapSource.appendEncoded(dst, job, key)
+}
+
+// A fetch from a peer that stops sending fails with a *StalledPeerError
+// once no frame has come for the client's idle bound, after the values
+// that did come were delivered; the caller's own cancellation stays a
+// plain context error.
+func TestFetchStalledPeer(t *testing.T) {
+	src := &stuckSource{mapSource: mapSource{vals: map[string]any{"a": 1, "b": 2}}, stuck: "b", release: make(chan struct{})}
+	defer close(src.release)
+	addr := startDataServer(t, Security{}, src)
+	d := newDataClient(Security{})
+	d.idle = 200 * time.Millisecond
+	defer d.close()
+
+	done := make(chan error, 1)
+	var got []string
+	go func() {
+		done <- d.fetchEach(context.Background(), addr, srcJob, []string{"a", "b"}, func(i int, v any, ok bool) {
+			got = append(got, fmt.Sprint(i, v, ok))
+		})
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("fetch from a stalled peer did not return")
+	}
+	var stalled *StalledPeerError
+	if !errors.As(err, &stalled) || stalled.Address != addr {
+		t.Fatalf("fetch: %v, want a *StalledPeerError naming %s", err, addr)
+	}
+	if len(got) != 1 || got[0] != "0 1 true" {
+		t.Errorf("values delivered before the stall: %v, want [0 1 true]", got)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	d.idle = time.Hour
+	go func() { done <- d.fetchEach(ctx, addr, srcJob, []string{"b"}, func(int, any, bool) {}) }()
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("cancelled fetch did not return")
+	}
+	if err == nil || errors.As(err, &stalled) {
+		t.Errorf("cancelled fetch: %v, want a cancellation, not a stall", err)
+	}
 }
