@@ -505,6 +505,21 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			// A value that cannot be sent (its type is not registered
+			// with the codec on the worker, or here) fails the same way
+			// from anywhere and after any recomputation: it is the
+			// task's error, at once, not a loss to recompute forever.
+			var ce *valueCodecError
+			if errors.As(f.err, &ce) {
+				t := f.idx[0]
+				for _, x := range f.idx {
+					if string(j.g.Key(int(j.byPrio[x]))) == ce.Key {
+						t = x
+					}
+				}
+				i := int(j.byPrio[t])
+				return &sched.TaskError{Key: j.g.Key(i), Op: opName(j.g.At(i)), Err: ce}
+			}
 			// A key the worker lacks is lost there; the others are
 			// fetched again. Any other failure loses them all: the
 			// worker is probably gone.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -463,8 +464,14 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 			err = fmt.Errorf("stream ended after %d of %d values", i, len(keys))
 		}
 		if st, ok := status.FromError(err); ok && st.Code() == codes.FailedPrecondition {
-			// The worker holds keys[i] but cannot encode it.
-			return fail(&valueCodecError{Address: addr, Key: key, Err: errors.New(st.Message())})
+			// The worker holds keys[i] but cannot encode it. An
+			// unregistered type keeps its sentinel across the process
+			// boundary, so that errors.Is finds it.
+			cause := errors.New(st.Message())
+			if strings.Contains(st.Message(), graph.ErrUnregisteredType.Error()) {
+				cause = fmt.Errorf("%w (on the worker: %s)", graph.ErrUnregisteredType, st.Message())
+			}
+			return fail(&valueCodecError{Address: addr, Key: key, Err: cause})
 		}
 		if err != nil {
 			return fail(err)

@@ -17,6 +17,7 @@ import (
 	_ "github.com/tessera-go/tessera/chunkarray" // registers the nd.Array codec
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/sched"
 )
 
 // mapSource is a valueSource over a map, for data-plane tests without a
@@ -313,5 +314,35 @@ func TestFetchStalledPeer(t *testing.T) {
 	}
 	if err == nil || errors.As(err, &stalled) {
 		t.Errorf("cancelled fetch: %v, want a cancellation, not a stall", err)
+	}
+}
+
+// A result whose type is not registered with the codec fails Get at once
+// with a *sched.TaskError naming the key, for which errors.Is finds
+// graph.ErrUnregisteredType; it used to be fetched, refused, recomputed
+// and fetched again forever.
+func TestUnregisteredResultFails(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, ThreadsPerWorker: 1, InProcess: true})
+	g := graph.New(1)
+	if err := g.AddTask("opaque-1", opaqueOp); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), g, []graph.Key{"opaque-1"})
+		errc <- err
+	}()
+	var err error
+	select {
+	case err = <-errc:
+	case <-time.After(hangGuard):
+		t.Fatal("Get of an unregistered result type did not return")
+	}
+	var te *sched.TaskError
+	if !errors.As(err, &te) || te.Key != "opaque-1" || !errors.Is(err, graph.ErrUnregisteredType) {
+		t.Fatalf("Get: %v, want a *sched.TaskError for opaque-1 wrapping graph.ErrUnregisteredType", err)
+	}
+	if !strings.Contains(err.Error(), "unencodable") {
+		t.Errorf("error %q does not name the type", err)
 	}
 }
