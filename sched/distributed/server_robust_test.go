@@ -3,6 +3,7 @@ package distributed
 import (
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,4 +141,59 @@ func TestServerJobLimits(t *testing.T) {
 			t.Errorf("the log does not name the failed key and its message:\n%s", log)
 		}
 	})
+}
+
+// A worker may report only what it was given: a result for a task the
+// scheduler assigned to another worker, or a replica of a value for which
+// it runs no consumer, is refused (logged, and the worker told to drop
+// it), so a rogue worker cannot slip forged values to clients or peers.
+//
+//	x (needs A=1: only a offers it)  ← r claims x done, with a forged value
+//	y = x + 1 (output)               ← r claims a replica of x
+func TestServerRefusesUnassignedResults(t *testing.T) {
+	var logs logBuffer
+	s := newTestServer(t, SchedulerOptions{Logger: logs.logger()})
+	sim := newSim()
+	holdAll := func(*pb.TaskSpec) bool { return true }
+	a := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", resources: map[string]float64{"A": 1}, hold: holdAll})
+	r := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "rogue", hold: holdAll})
+	defs := tdefs([]tnode{{key: "x", res: map[string]float64{"A": 1}}, {key: "y", deps: []int32{0}, res: map[string]float64{"A": 1}}})
+	outs := []int32{1}
+	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
+	eventually(t, "x sent to a", func() bool { received, _, _, _, _ := a.snapshot(); return len(received) == 1 })
+	job := c.jobID()
+
+	// The rogue "computes" x and y with forged values and reports them.
+	sim.mu.Lock()
+	sim.vals[r.addr] = map[string]int64{simKey(job, "x"): 1000, simKey(job, "y"): 1000}
+	sim.mu.Unlock()
+	r.send(&pb.WorkerMessage{Done: []*pb.TaskDone{{Job: job, Key: "x", Nbytes: 8}}})
+	eventually(t, "the refusal logged", func() bool { return strings.Contains(logs.String(), "not assigned") })
+
+	a.release(nil) // a runs x honestly
+	eventually(t, "y sent to a", func() bool { received, _, _, _, _ := a.snapshot(); return len(received) == 2 })
+	r.send(&pb.WorkerMessage{
+		Replicas: []*pb.Replica{{Job: job, Key: "x"}},
+		Done:     []*pb.TaskDone{{Job: job, Key: "y", Nbytes: 8}},
+	})
+	a.release(nil)
+	eventually(t, "outputs", func() bool { return c.outputsReady(outs) })
+	c.checkOutputs(sim, defs, outs)
+	c.mu.Lock()
+	addrs := c.outputs[1].Addresses
+	c.mu.Unlock()
+	if slices.Contains(addrs, r.addr) {
+		t.Errorf("output y announced at the rogue's address: %v", addrs)
+	}
+	s.mu.Lock()
+	for _, j := range s.jobs {
+		if x := j.index["x"]; j.who[x].has(r.id) {
+			t.Errorf("the rogue is listed as holding x")
+		}
+	}
+	s.mu.Unlock()
+	_, _, released, _, _ := r.snapshot()
+	if !slices.Contains(released, "x") {
+		t.Errorf("the rogue was not told to drop x (releases %v)", released)
+	}
 }

@@ -631,12 +631,15 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	if j == nil {
 		return
 	}
-	switch j.state[t] {
-	case tsProcessing:
+	switch {
+	case j.state[t] == tsProcessing && j.proc[t] == w.id:
 		s.removeProc(j, t)
-	case tsMemory:
-		// Computed twice (a steal answered late): one more holder.
-		j.who[t].add(w.id)
+	case j.state[t] == tsProcessing || j.state[t] == tsMemory:
+		// Only the worker a task is assigned to may report its result:
+		// any other (a rogue, or a stale duplicate) could hand clients
+		// and peers a value that was never computed from the graph.
+		s.log.Warn("refused a result: the task is not assigned to this worker", "job", j.id, "key", d.Key, "worker", w.id, "name", w.reg.Name, "address", w.reg.DataAddress)
+		w.wout().Release = append(w.wout().Release, &pb.KeyRef{Job: j.id, Key: d.Key})
 		return
 	default:
 		// Not wanted any more: the worker should not keep it.
@@ -700,10 +703,25 @@ func (s *Server) replica(w *srvWorker, r *pb.Replica) {
 		return // the job is over: the worker dropped it with cancel_jobs
 	}
 	if j.state[t] == tsMemory && (j.need[t] > 0 || j.isOut[t]) {
-		j.who[t].add(w.id)
-		return
+		if s.runsConsumer(j, t, w) {
+			j.who[t].add(w.id)
+			return
+		}
+		s.log.Warn("refused a replica: the worker runs no task that needs it", "job", j.id, "key", r.Key, "worker", w.id, "name", w.reg.Name, "address", w.reg.DataAddress)
 	}
 	w.wout().Release = append(w.wout().Release, &pb.KeyRef{Job: j.id, Key: r.Key})
+}
+
+// runsConsumer reports whether a task that depends on t is assigned to w:
+// a worker fetches a value only for such a task, and reports the replica
+// in the message that reports that task (replicas are handled first).
+func (s *Server) runsConsumer(j *srvJob, t int32, w *srvWorker) bool {
+	for _, c := range j.dependents(t) {
+		if j.state[c] == tsProcessing && j.proc[c] == w.id {
+			return true
+		}
+	}
+	return false
 }
 
 // sawWorker tells j's client about w (ClientEvent.workers) the first time
