@@ -59,7 +59,12 @@ type config struct {
 // run is the whole command, in process for the tests: it returns the exit
 // status.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseArgs(args)
+	return runWith(workloads.All(), args, stdout, stderr)
+}
+
+// runWith is run drawing workloads from ws (tests add their own).
+func runWith(ws workloads.List, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(ws, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		fs := flags(&config{})
@@ -69,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		err = draw(ctx, cfg, stdout)
+		err = draw(ctx, ws, cfg, stdout, stderr)
 		stop()
 	}
 	if err != nil {
@@ -95,7 +100,7 @@ func flags(cfg *config) *flag.FlagSet {
 
 // parseArgs parses flags before and after the one positional argument, so
 // that "graphviz g.json -o g.svg" works as well as the flag-first form.
-func parseArgs(args []string) (*config, error) {
+func parseArgs(ws workloads.List, args []string) (*config, error) {
 	cfg := &config{}
 	fs := flags(cfg)
 	fs.SetOutput(io.Discard) // errors are reported in one line by run
@@ -112,7 +117,7 @@ func parseArgs(args []string) (*config, error) {
 	}
 	switch len(pos) {
 	case 0:
-		return nil, fmt.Errorf("missing WORKLOAD or GRAPH.json argument (known workloads: %s)", known())
+		return nil, fmt.Errorf("missing WORKLOAD or GRAPH.json argument (known workloads: %s)", known(ws))
 	case 1:
 		cfg.source = pos[0]
 	default:
@@ -147,16 +152,15 @@ func parseArgs(args []string) (*config, error) {
 	return cfg, nil
 }
 
-func known() string {
-	names := workloads.Names()
-	if len(names) == 0 {
-		return "none registered"
+func known(ws workloads.List) string {
+	if len(ws) == 0 {
+		return "none"
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(ws.Names(), ", ")
 }
 
 // load returns the graph named by src and the keys to draw it for.
-func load(src string) (*graph.Graph, []graph.Key, error) {
+func load(ws workloads.List, src string) (*graph.Graph, []graph.Key, error) {
 	isFile := strings.HasSuffix(src, ".json")
 	if !isFile {
 		if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() {
@@ -164,11 +168,11 @@ func load(src string) (*graph.Graph, []graph.Key, error) {
 		}
 	}
 	if !isFile {
-		w, err := workloads.Lookup(src)
+		w, err := ws.Lookup(src)
 		if err != nil {
-			// Lookup's own message lists names too; this one also covers
-			// an empty registry and says a file was not found either.
-			return nil, nil, fmt.Errorf("unknown workload %q and no such file (known workloads: %s)", src, known())
+			// Lookup's own message lists names too; this one also says
+			// that no file of that name was found either.
+			return nil, nil, fmt.Errorf("unknown workload %q and no such file (known workloads: %s)", src, known(ws))
 		}
 		g, keys, err := w.Build()
 		if err != nil {
@@ -199,8 +203,8 @@ func load(src string) (*graph.Graph, []graph.Key, error) {
 	return g, keys, nil
 }
 
-func draw(ctx context.Context, cfg *config, stdout io.Writer) error {
-	g, keys, err := load(cfg.source)
+func draw(ctx context.Context, ws workloads.List, cfg *config, stdout, stderr io.Writer) error {
+	g, keys, err := load(ws, cfg.source)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/tessera-go/tessera/viz"
 )
 
-// The ops of the JSON graphs in testdata, and a workload, registered for
-// this test binary only.
+// The ops of the JSON graphs in testdata, registered for this test binary
+// only.
 func init() {
 	intOp := func(name string, f func(a []any) int) {
 		graph.Register(&graph.FuncOp{OpName: name, Fn: func(_ context.Context, a []any) (any, error) {
@@ -31,15 +31,17 @@ func init() {
 	graph.Register(&graph.FuncOp{OpName: "graphvizt.fail", Fn: func(context.Context, []any) (any, error) {
 		return nil, errors.New("deliberate failure")
 	}})
-	workloads.Register(&workloads.Workload{
-		Name: "graphviz-test-sumsq",
-		Doc:  "testdata/sumsq.json as a workload",
-		Build: func() (*graph.Graph, []graph.Key, error) {
-			g, err := readJSON("testdata/sumsq.json")
-			return g, []graph.Key{"result"}, err
-		},
-	})
 }
+
+// testWorkloads are the built-in workloads and one of this test's own.
+var testWorkloads = append(workloads.All(), &workloads.Workload{
+	Name: "graphviz-test-sumsq",
+	Doc:  "testdata/sumsq.json as a workload",
+	Build: func() (*graph.Graph, []graph.Key, error) {
+		g, err := readJSON("testdata/sumsq.json")
+		return g, []graph.Key{"result"}, err
+	},
+})
 
 func readJSON(path string) (*graph.Graph, error) {
 	f, err := os.Open(path)
@@ -54,7 +56,7 @@ func readJSON(path string) (*graph.Graph, error) {
 // returns its status, standard output and standard error.
 func runArgs(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := runWith(testWorkloads, args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -269,7 +271,7 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestAllWorkloads draws every registered workload that is small enough
+// TestAllWorkloads draws every built-in workload that is small enough
 // to draw: each must give a picture with at least one task.
 func TestAllWorkloads(t *testing.T) {
 	for _, w := range workloads.All() {
