@@ -42,6 +42,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tessera-go/tessera/cmd/internal/workloads"
@@ -86,7 +87,7 @@ func runWith(ws workloads.List, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err == nil {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err = draw(ctx, ws, cfg, stdout, stderr)
 		stop()
 	}
