@@ -7,8 +7,8 @@ import (
 	"github.com/tessera-go/tessera/graph"
 )
 
-// Dask's tutorial's functions, wrapped once at package level so that a
-// worker process running this package's init has the same ops.
+// The functions of Dask's delayed tutorial, wrapped once at package level
+// so that a worker process that links this package has the same ops.
 func add(a, b int) int { return a + b }
 func square(x int) int { return x * x }
 
