@@ -30,11 +30,18 @@
 //
 // Options add Dask's variants: Optimize draws what Compute would run
 // (optimize.Optimize for Options.Keys); Color "order" fills every node by
-// its optimize.Order priority and Color "time" by a measured duration,
-// both on ColorBrewer's RdBu ramp (dark red first or shortest, dark blue
-// last or longest), the palette Dask uses; Collapse drops the boxes of
-// task results (Dask's collapse_outputs); Clusters groups the nodes of
+// its optimize.Order priority (dark red first, dark blue last, as Dask's
+// color="order") and Color "time" by a measured duration (slow is hot:
+// dark blue fastest, dark red slowest, on a log scale), both on
+// ColorBrewer's RdBu ramp, the palette Dask uses; Collapse drops the boxes
+// of task results (Dask's collapse_outputs); Clusters groups the nodes of
 // each layer, a key's name without its block index, in a labelled box.
+//
+// A coloured picture carries a legend: one unconnected node, an HTML-like
+// table naming the two ends and the middle of the scale in their colours
+// (first, middle and last priority; fastest, median and slowest time).
+// It is created after every node of the graph, so the graph's nodes keep
+// their numbers, and is written first.
 //
 // # Byte-stable output
 //
@@ -67,8 +74,13 @@
 //   - Calling graphviz through cgo bindings: a C toolchain and the
 //     graphviz headers for every build, where an optional binary only
 //     matters to those who render to images. DOT output needs neither.
-//   - A colour legend: the ramp is fixed and documented here, and a legend
-//     node would move the layout of the graph itself.
+//   - No legend (the first version): the ramp was documented only here,
+//     and a reader of a picture could not tell which end was fast. A
+//     legend node moves the layout a little; knowing what red means is
+//     worth more.
+//   - Time colours on a linear scale: with one slow task, every other task
+//     gets the same colour. Times span orders of magnitude; a log scale
+//     shows them, and the legend names the real durations.
 //   - matplotlib-style colormap interpolation in a perceptual space: linear
 //     RGB interpolation between the 11 ColorBrewer anchors is close enough
 //     at the sizes a picture can show, and is exact, simple arithmetic.

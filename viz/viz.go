@@ -28,9 +28,10 @@ type Options struct {
 	// node that no other node depends on.
 	Keys []graph.Key
 	// Color fills nodes: "" leaves them white; "order" colours every node
-	// by its optimize.Order priority, first run to last; "time" colours
-	// tasks by Times, shortest to longest, and leaves nodes without a time
-	// white.
+	// by its optimize.Order priority, first run (red) to last (blue);
+	// "time" colours tasks by Times, fastest (blue) to slowest (red) on a
+	// log scale, and leaves nodes without a time white. Either adds a
+	// legend node that says what the colours mean.
 	Color string
 	// Times are measured task durations, for Color "time" (see
 	// sched.Profiler's Durations).
@@ -186,7 +187,7 @@ func build(g0 *graph.Graph, opts *Options) (*dot.Graph, error) {
 			return nil, err
 		}
 	}
-	fill, err := colours(g, d, opts)
+	fill, lg, err := colours(g, d, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +263,15 @@ func build(g0 *graph.Graph, opts *Options) (*dot.Graph, error) {
 			j, _ := g.Index(node.Target)
 			root.Edge(box[j], box[i]).Attr("style", "dashed")
 		}
+	}
+	if lg != nil {
+		// Created last, so that it takes the last number and no node of
+		// the graph is renumbered; its id sorts before every key's
+		// ("\x00" then a letter after "a" and "b"), so it is written
+		// first, alone, unconnected.
+		l := root.Node("\x00legend")
+		l.Attr("label", dot.HTML(lg.html()))
+		l.Attr("shape", "plaintext")
 	}
 	return root, nil
 }

@@ -65,9 +65,10 @@ func treeTimes() map[graph.Key]time.Duration {
 	return t
 }
 
-// TestColorTime checks the time colouring against the durations: the
-// shortest tasks take the ramp's first colour, the longest its last, and
-// nodes without a time stay unfilled.
+// TestColorTime checks the time colouring against the durations: slow is
+// hot, so the longest tasks take the ramp's dark red, the shortest its
+// dark blue, 2 ms (half way between 1 and 4 ms on a log scale) its white
+// middle; nodes without a time stay unfilled.
 func TestColorTime(t *testing.T) {
 	times := treeTimes()
 	lo, hi := time.Duration(1<<62), time.Duration(0)
@@ -82,9 +83,11 @@ func TestColorTime(t *testing.T) {
 		case !ok:
 			want = ""
 		case dt == lo:
-			want = "#67001f"
-		case dt == hi:
 			want = "#053061"
+		case dt == hi:
+			want = "#67001f"
+		case dt == 2*time.Millisecond:
+			want = "#f7f7f7"
 		default:
 			continue
 		}
@@ -260,6 +263,9 @@ func TestColorOrder(t *testing.T) {
 	p := parse(t, must(viz.DOT(g, viz.Options{Color: "order"})))
 	byColor := map[string][]string{}
 	for _, a := range p.nodes {
+		if a["tooltip"] == "" {
+			continue // the legend
+		}
 		byColor[a["fillcolor"]] = append(byColor[a["fillcolor"]], a["tooltip"])
 	}
 	check := func(color string, want graph.Key) {

@@ -13,10 +13,22 @@
 // the DOT text goes to standard output; with -o the format defaults to the
 // file's extension, and svg, png and pdf need the graphviz dot binary.
 // -color time runs the graph (optimized first if -optimize is given) on
-// sched.Sync and colours each task by how long it took.
+// sched.Sync and colours each task by how long it took, slow red to fast
+// blue, with a legend of the fastest, median and slowest times; -color
+// order colours by optimize.Order priority, also with a legend.
+//
+// Work that can take long says so on standard error first, one line
+// starting "graphviz: " each: -color time, which runs the whole graph
+// (task count says little about its time: a few tasks may read gigabytes),
+// and rendering a graph of 2000 keys or more with dot, whose layout takes
+// minutes at tens of thousands of nodes (the DOT text itself is written in
+// about a second for the 65,535-task tree).
 //
 // Any error prints one line, "graphviz: " and the message, to standard
-// error and exits with status 2; no partial output file is left behind.
+// error (after the notes above, if any: the error is the last line) and
+// exits with status 2; no partial output file is left behind. A bad flag
+// is such an error; -h, -help and --help print the usage to standard
+// output and exit 0.
 package main
 
 import (
@@ -26,9 +38,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tessera-go/tessera/cmd/internal/workloads"
@@ -59,7 +73,12 @@ type config struct {
 // run is the whole command, in process for the tests: it returns the exit
 // status.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseArgs(args)
+	return runWith(workloads.All(), args, stdout, stderr)
+}
+
+// runWith is run drawing workloads from ws (tests add their own).
+func runWith(ws workloads.List, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(ws, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		fs := flags(&config{})
@@ -68,8 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err == nil {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		err = draw(ctx, cfg, stdout)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = draw(ctx, ws, cfg, stdout, stderr)
 		stop()
 	}
 	if err != nil {
@@ -86,7 +105,7 @@ func flags(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.out, "o", "", "write to `FILE` instead of standard output")
 	fs.StringVar(&cfg.format, "format", "", "output format: dot, svg, png or pdf (default: from the -o extension, else dot)")
 	fs.BoolVar(&cfg.optimize, "optimize", false, "draw the optimized graph that Compute runs (cull, inline, fuse)")
-	fs.StringVar(&cfg.color, "color", "", "fill nodes by `mode`: order (static priority) or time (measured by running the graph)")
+	fs.StringVar(&cfg.color, "color", "", "fill nodes by `mode`: order (static priority, first red to last blue) or time (measured by running the graph, slow red to fast blue); either adds a legend")
 	fs.StringVar(&cfg.rankdir, "rankdir", "BT", "direction of the arrows: BT, LR, TB or RL")
 	fs.BoolVar(&cfg.collapse, "collapse", false, "omit the boxes of task results")
 	fs.BoolVar(&cfg.clusters, "clusters", false, "group each layer's nodes in a cluster")
@@ -95,14 +114,17 @@ func flags(cfg *config) *flag.FlagSet {
 
 // parseArgs parses flags before and after the one positional argument, so
 // that "graphviz g.json -o g.svg" works as well as the flag-first form.
-func parseArgs(args []string) (*config, error) {
+func parseArgs(ws workloads.List, args []string) (*config, error) {
 	cfg := &config{}
 	fs := flags(cfg)
 	fs.SetOutput(io.Discard) // errors are reported in one line by run
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w (graphviz -h lists the flags)", err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -112,7 +134,7 @@ func parseArgs(args []string) (*config, error) {
 	}
 	switch len(pos) {
 	case 0:
-		return nil, fmt.Errorf("missing WORKLOAD or GRAPH.json argument (known workloads: %s)", known())
+		return nil, fmt.Errorf("missing WORKLOAD or GRAPH.json argument (known workloads: %s)", known(ws))
 	case 1:
 		cfg.source = pos[0]
 	default:
@@ -147,16 +169,15 @@ func parseArgs(args []string) (*config, error) {
 	return cfg, nil
 }
 
-func known() string {
-	names := workloads.Names()
-	if len(names) == 0 {
-		return "none registered"
+func known(ws workloads.List) string {
+	if len(ws) == 0 {
+		return "none"
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(ws.Names(), ", ")
 }
 
 // load returns the graph named by src and the keys to draw it for.
-func load(src string) (*graph.Graph, []graph.Key, error) {
+func load(ws workloads.List, src string) (*graph.Graph, []graph.Key, error) {
 	isFile := strings.HasSuffix(src, ".json")
 	if !isFile {
 		if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() {
@@ -164,11 +185,11 @@ func load(src string) (*graph.Graph, []graph.Key, error) {
 		}
 	}
 	if !isFile {
-		w, err := workloads.Lookup(src)
+		w, err := ws.Lookup(src)
 		if err != nil {
-			// Lookup's own message lists names too; this one also covers
-			// an empty registry and says a file was not found either.
-			return nil, nil, fmt.Errorf("unknown workload %q and no such file (known workloads: %s)", src, known())
+			// Lookup's own message lists names too; this one also says
+			// that no file of that name was found either.
+			return nil, nil, fmt.Errorf("unknown workload %q and no such file (known workloads: %s)", src, known(ws))
 		}
 		g, keys, err := w.Build()
 		if err != nil {
@@ -199,8 +220,8 @@ func load(src string) (*graph.Graph, []graph.Key, error) {
 	return g, keys, nil
 }
 
-func draw(ctx context.Context, cfg *config, stdout io.Writer) error {
-	g, keys, err := load(cfg.source)
+func draw(ctx context.Context, ws workloads.List, cfg *config, stdout, stderr io.Writer) error {
+	g, keys, err := load(ws, cfg.source)
 	if err != nil {
 		return err
 	}
@@ -224,6 +245,7 @@ func draw(ctx context.Context, cfg *config, stdout io.Writer) error {
 			}
 			opts.Optimize = false
 		}
+		fmt.Fprintf(stderr, "graphviz: -color time: computing %s on sched.Sync to measure task times, %d tasks\n", cfg.source, countTasks(g))
 		if opts.Times, err = measure(ctx, g, keys); err != nil {
 			return fmt.Errorf("%s: run for -color time: %w", cfg.source, err)
 		}
@@ -231,7 +253,25 @@ func draw(ctx context.Context, cfg *config, stdout io.Writer) error {
 	if cfg.out == "" {
 		return viz.WriteDOT(stdout, g, opts)
 	}
+	if _, err := exec.LookPath("dot"); err == nil && cfg.format != "dot" && g.Len() >= bigGraph {
+		fmt.Fprintf(stderr, "graphviz: laying out %d keys with graphviz dot into %s; dot takes minutes on graphs of tens of thousands of nodes (-format dot writes the DOT text at once)\n", g.Len(), cfg.out)
+	}
 	return viz.Render(ctx, g, cfg.out, cfg.format, opts)
+}
+
+// bigGraph is the number of keys from which rendering with dot is said
+// to take a while: dot lays out a few thousand nodes in seconds.
+const bigGraph = 2000
+
+// countTasks is the number of tasks of g (not literals or aliases).
+func countTasks(g *graph.Graph) int {
+	n := 0
+	for i := 0; i < g.Len(); i++ {
+		if g.At(i).Kind == graph.KindTask {
+			n++
+		}
+	}
+	return n
 }
 
 // measure runs g on sched.Sync and returns how long each task took.

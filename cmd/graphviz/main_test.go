@@ -17,8 +17,8 @@ import (
 	"github.com/tessera-go/tessera/viz"
 )
 
-// The ops of the JSON graphs in testdata, and a workload, registered for
-// this test binary only.
+// The ops of the JSON graphs in testdata, registered for this test binary
+// only.
 func init() {
 	intOp := func(name string, f func(a []any) int) {
 		graph.Register(&graph.FuncOp{OpName: name, Fn: func(_ context.Context, a []any) (any, error) {
@@ -31,15 +31,17 @@ func init() {
 	graph.Register(&graph.FuncOp{OpName: "graphvizt.fail", Fn: func(context.Context, []any) (any, error) {
 		return nil, errors.New("deliberate failure")
 	}})
-	workloads.Register(&workloads.Workload{
-		Name: "graphviz-test-sumsq",
-		Doc:  "testdata/sumsq.json as a workload",
-		Build: func() (*graph.Graph, []graph.Key, error) {
-			g, err := readJSON("testdata/sumsq.json")
-			return g, []graph.Key{"result"}, err
-		},
-	})
 }
+
+// testWorkloads are the built-in workloads and one of this test's own.
+var testWorkloads = append(workloads.All(), &workloads.Workload{
+	Name: "graphviz-test-sumsq",
+	Doc:  "testdata/sumsq.json as a workload",
+	Build: func() (*graph.Graph, []graph.Key, error) {
+		g, err := readJSON("testdata/sumsq.json")
+		return g, []graph.Key{"result"}, err
+	},
+})
 
 func readJSON(path string) (*graph.Graph, error) {
 	f, err := os.Open(path)
@@ -54,7 +56,7 @@ func readJSON(path string) (*graph.Graph, error) {
 // returns its status, standard output and standard error.
 func runArgs(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := runWith(testWorkloads, args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -90,7 +92,7 @@ func TestErrors(t *testing.T) {
 		{"bad format", []string{"-o", "OUT.svg", "-format", "gif", "testdata/sumsq.json"}, "gif"},
 		{"bad color", []string{"-o", "OUT.svg", "-color", "rainbow", "testdata/sumsq.json"}, "rainbow"},
 		{"bad rankdir", []string{"-o", "OUT.svg", "-rankdir", "up", "testdata/sumsq.json"}, "up"},
-		{"unknown flag", []string{"-o", "OUT.svg", "-shiny", "testdata/sumsq.json"}, "shiny"},
+		{"unknown flag", []string{"-o", "OUT.svg", "-shiny", "testdata/sumsq.json"}, "-shiny (graphviz -h lists the flags)"},
 		{"unknown extension", []string{"-o", "OUT.txt", "testdata/sumsq.json"}, "extension"},
 		{"binary format to stdout", []string{"-format", "png", "testdata/sumsq.json"}, "-o"},
 	} {
@@ -106,6 +108,11 @@ func TestErrors(t *testing.T) {
 			}
 			if stdout != "" {
 				t.Errorf("stdout: got %q, want nothing", stdout)
+			}
+			// -color time says what it runs first; the error is the
+			// last line.
+			if note, rest, ok := strings.Cut(stderr, "\n"); ok && strings.HasPrefix(note, "graphviz: -color time: computing ") {
+				stderr = rest
 			}
 			if !strings.HasPrefix(stderr, "graphviz: ") || !strings.HasSuffix(stderr, "\n") || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("stderr: got %q, want one line starting \"graphviz: \"", stderr)
@@ -263,13 +270,88 @@ func TestFiles(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	code, stdout, _ := runArgs("-h")
-	if code != 0 || !strings.Contains(stdout, "-rankdir") {
-		t.Errorf("got status %d, stdout %q; want 0 and the flags", code, stdout)
+	for _, h := range []string{"-h", "-help", "--help"} {
+		code, stdout, stderr := runArgs(h)
+		if code != 0 || !strings.Contains(stdout, "-rankdir") || stderr != "" {
+			t.Errorf("%s: got status %d, stdout %q, stderr %q; want 0 and the flags on stdout", h, code, stdout, stderr)
+		}
+		// Each flag names its value by one word, if any (a backquoted
+		// phrase of a usage would show up here as several).
+		for _, line := range strings.Split(stdout, "\n") {
+			if !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			head, _, _ := strings.Cut(line, "\t")
+			if f := strings.Fields(head); len(f) > 2 || strings.Contains(head, "`") {
+				t.Errorf("%s: flag line %q: placeholder is not one word", h, line)
+			}
+		}
 	}
 }
 
-// TestAllWorkloads draws every registered workload that is small enough
+// TestNotes: -color time says on stderr what it computes and how many
+// tasks, and rendering a big graph with dot says that it lays it out; the
+// DOT on stdout is unchanged by either. A fake dot on PATH stands in for
+// graphviz, so the test needs none and takes no time.
+func TestNotes(t *testing.T) {
+	g, err := readJSON("testdata/sumsq.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := 0
+	for i := range g.Len() {
+		if g.At(i).Kind == graph.KindTask {
+			tasks++
+		}
+	}
+	code, stdout, stderr := runArgs("-color", "time", "testdata/sumsq.json")
+	want := fmt.Sprintf("graphviz: -color time: computing testdata/sumsq.json on sched.Sync to measure task times, %d tasks\n", tasks)
+	if code != 0 || stderr != want || !strings.Contains(stdout, "task time, log scale") {
+		t.Errorf("got status %d, stderr %q, legend %v; want 0, %q and a legend", code, stderr, strings.Contains(stdout, "task time"), want)
+	}
+
+	bin := t.TempDir()
+	fake := "#!/bin/sh\ncat >/dev/null\necho '<svg/>'\n"
+	if err := os.WriteFile(filepath.Join(bin, "dot"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// A chain of 2500 increments: x, inc-0 ... inc-2499.
+	var b strings.Builder
+	b.WriteString(`{"tessera_graph": 1, "nodes": [{"key": "x", "literal": {"t": "int", "v": 0}}`)
+	prev := "x"
+	const n = 2500
+	for i := range n {
+		k := fmt.Sprintf("inc-%04d", i)
+		fmt.Fprintf(&b, `, {"key": %q, "op": "graphvizt.inc", "args": [{"ref": %q}]}`, k, prev)
+		prev = k
+	}
+	b.WriteString("]}")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "chain.json")
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		src, out string
+		note     bool
+	}{
+		{src, filepath.Join(dir, "big.svg"), true},
+		{src, filepath.Join(dir, "big.dot"), false}, // no dot run
+		{"testdata/sumsq.json", filepath.Join(dir, "small.svg"), false},
+	} {
+		code, _, stderr := runArgs("-o", tc.out, tc.src)
+		want := ""
+		if tc.note {
+			want = fmt.Sprintf("graphviz: laying out %d keys with graphviz dot into %s;", n+1, tc.out)
+		}
+		if code != 0 || !strings.HasPrefix(stderr, want) || (want == "" && stderr != "") {
+			t.Errorf("%s -o %s: status %d, stderr %q; want 0 and a note starting %q", tc.src, tc.out, code, stderr, want)
+		}
+	}
+}
+
+// TestAllWorkloads draws every built-in workload that is small enough
 // to draw: each must give a picture with at least one task.
 func TestAllWorkloads(t *testing.T) {
 	for _, w := range workloads.All() {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -131,19 +130,18 @@ func (p *schedPool) close() {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tessera bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("bench", "")
 	asJSON := fs.Bool("json", false, "print one JSON line per workload and scheduler (the fields of dask_baseline.py)")
-	scheds := fs.String("schedulers", "sync,threads", "comma-separated schedulers: sync, threads, distributed (a local cluster of 2 worker processes), distributed=HOST:PORT (a running scheduler; token from TESSERA_TOKEN, TLS from the `tessera certs` directory TESSERA_TLS_DIR)")
+	scheds := fs.String("schedulers", "sync,threads", "comma-separated `list` of schedulers: sync, threads, distributed (a local cluster of 2 worker processes), distributed=HOST:PORT (a running scheduler; token from TESSERA_TOKEN, TLS from the directory TESSERA_TLS_DIR that tessera certs wrote)")
 	reps := fs.Int("reps", 3, "repetitions; seconds is the best, median_s the median")
 	noCheck := fs.Bool("nocheck", false, "skip checking results against each workload's formula")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tessera bench [-json] [-schedulers LIST] [-reps N] [WORKLOAD|GROUP ...]\n\nworkloads: %s\ngroups: %s\n\n",
+		fmt.Fprintf(fs.Output(), "usage: tessera bench [-json] [-schedulers LIST] [-reps N] [WORKLOAD|GROUP ...]\n\nworkloads: %s\ngroups: %s\n\n",
 			strings.Join(benchNames(), ", "), strings.Join(groupNames(), ", "))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if *reps < 1 {
 		fmt.Fprintln(stderr, "tessera bench: -reps must be at least 1")

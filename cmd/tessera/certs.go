@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,17 +14,12 @@ import (
 // runCerts is `tessera certs`: a self-signed CA and one certificate that
 // every process of a cluster presents (distributed.GenerateCerts).
 func runCerts(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tessera certs", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("certs", "tessera certs -dir D [-hosts h1,10.0.0.2] [-days 365]")
 	dir := fs.String("dir", "", "`directory` to write ca.pem, ca-key.pem, node.pem and node-key.pem into (required)")
-	hosts := fs.String("hosts", "", "comma-separated host names and IP addresses the certificate names, besides tessera, localhost, 127.0.0.1 and ::1")
+	hosts := fs.String("hosts", "", "comma-separated `list` of host names and IP addresses the certificate covers, besides tessera, localhost, 127.0.0.1 and ::1")
 	days := fs.Int("days", 365, "validity in days")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tessera certs -dir D [-hosts h1,10.0.0.2] [-days 365]\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	switch {
 	case fs.NArg() > 0:

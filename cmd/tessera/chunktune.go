@@ -29,7 +29,7 @@ import (
 )
 
 // tessera chunktune runs one workload over several chunk sizes and
-// schedulers, as the seed tutorial's chunk-size experiment does by hand,
+// schedulers, as Dask's tutorial's chunk-size experiment does by hand,
 // and recommends a chunk size.
 //
 // Peak memory: every (chunk size, scheduler) pair runs in a child process
@@ -106,8 +106,7 @@ type tuneRow struct {
 const childEnv = "TESSERA_CHUNKTUNE_CHILD"
 
 func runChunktune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tessera chunktune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("chunktune", "")
 	wname := fs.String("workload", "randint-sum", "workload: randint-sum, sin-col, zarr-sq-sum")
 	chunksFlag := fs.String("chunks", "500,200,100,50", "comma-separated chunk lengths (every axis)")
 	scheds := fs.String("schedulers", "sync,threads", "comma-separated schedulers: sync, threads")
@@ -119,19 +118,19 @@ func runChunktune(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	chunk := fs.Int("chunk", 0, "")
 	hidden := map[string]bool{"size": true, "child": true, "chunk": true}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tessera chunktune [-workload W] [-chunks 500,200,100,50] [-schedulers sync,threads] [-reps N] [-plot FILE.png]\n\nworkloads:\n")
+		fmt.Fprintf(fs.Output(), "usage: tessera chunktune [-workload W] [-chunks 500,200,100,50] [-schedulers sync,threads] [-reps N] [-plot FILE.png]\n\nworkloads:\n")
 		for _, w := range tuneWorkloads {
-			fmt.Fprintf(stderr, "  %-12s %s (n = %d)\n", w.name, w.doc, w.defaultSize)
+			fmt.Fprintf(fs.Output(), "  %-12s %s (n = %d)\n", w.name, w.doc, w.defaultSize)
 		}
-		fmt.Fprintln(stderr)
+		fmt.Fprintln(fs.Output())
 		fs.VisitAll(func(f *flag.Flag) {
 			if !hidden[f.Name] {
-				fmt.Fprintf(stderr, "  -%s\t%s (default %q)\n", f.Name, f.Usage, f.DefValue)
+				fmt.Fprintf(fs.Output(), "  -%s\t%s (default %q)\n", f.Name, f.Usage, f.DefValue)
 			}
 		})
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "tessera chunktune: "+format+"\n", a...)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,19 +28,31 @@ var (
 	delayedSquare = delayed.Fn1("square", square)
 )
 
-// runDemo walks through the seed tutorial's delayed and array examples: it
-// prints each result, and draws the x²+y² and normalisation graphs as the
-// tutorial's visualize does.
+// runDemo is `tessera demo`, a tour of the project for a new user:
+// delayed values, chunked arrays, a zarr image read lazily and UDFs, the
+// examples a Dask user starts with. It prints each result and draws the
+// x²+y² and normalisation task graphs as dask's visualize does; pictures
+// and the zarr store go to -out (./tessera-demo by default, where the
+// README says they are).
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tessera demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("out", "tessera-demo", "folder for the task-graph pictures")
-	zarrN := fs.Int("zarr-size", 10000, "side of the demo's zarr image (the tutorial's 10000)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs := newFlagSet("demo", "tessera demo [-out DIR] [-zarr-size N]")
+	out := fs.String("out", "tessera-demo", "`folder` for the task-graph pictures and the zarr store (created if missing)")
+	zarrN := fs.Int("zarr-size", 10000, fmt.Sprintf("side `N` of the demo's N×N int32 zarr image, 1 to %d", maxZarrSide))
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "tessera demo: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	// Checked before any work: the zarr part comes after a minute of
+	// other examples, too late to learn that the size was a typo.
+	if *zarrN < 1 || *zarrN > maxZarrSide {
+		fmt.Fprintf(stderr, "tessera demo: -zarr-size %d: want 1 to %d (the store is 4·N² bytes, and the eager comparison holds the image in memory three times)\n", *zarrN, maxZarrSide)
+		return 2
+	}
+	if *out == "" {
+		fmt.Fprintln(stderr, "tessera demo: -out must name a folder")
 		return 2
 	}
 	err := demo(ctx, *out, stdout)
@@ -57,6 +68,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// maxZarrSide bounds -zarr-size: at 20000 the store is 1.6 GB and the
+// eager comparison needs about 5 GB of memory; beyond that the demo would
+// more likely exhaust a laptop than show anything new.
+const maxZarrSide = 20000
 
 func demo(ctx context.Context, out string, w io.Writer) error {
 	fmt.Fprintln(w, "# delayed(add)(1, 2).compute()")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,11 +15,11 @@ import (
 	"github.com/tessera-go/tessera/viz"
 )
 
-// demoArrays walks through the seed tutorial's dask.array examples: ones
+// demoArrays walks through the examples a dask.array user starts with: ones
 // with chunks, slicing, sin(im[:, 0]) * im.T, normalising by the max over
 // axes (drawn as array-normalize.svg), and a zarr image read lazily and
-// timed against the eager path. zarrN is the zarr image's side (the
-// tutorial's 10000).
+// timed against the eager path. zarrN is the zarr image's side (10000 by
+// default, as in Dask's tutorial).
 func demoArrays(ctx context.Context, out string, zarrN int, w io.Writer) error {
 	fmt.Fprintln(w, "\n# im = ones((10000, 10000), chunks=(1000, 1000))")
 	im := chunkarray.Ones([]int{10000, 10000}, nd.Float64, []int{1000, 1000})
@@ -67,27 +66,22 @@ func demoArrays(ctx context.Context, out string, zarrN int, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "task graph (visualize, optimize_graph=False): %s\n", pic)
 
-	return demoZarr(ctx, zarrN, w)
+	return demoZarr(ctx, filepath.Join(out, "large_example_image.zarr"), zarrN, w)
 }
 
-// demoZarr writes an int32 image of values 0–99 to a zarr store in a
-// temporary folder (removed afterwards), reads it back lazily, and times
+// demoZarr writes an int32 image of values 0–99 to the zarr store at path
+// (replacing one a former run left there, and kept afterwards for the user
+// to open, with zarr-python for instance), reads it back lazily, and times
 // (im ** 2).sum() eagerly (the whole image in memory, as np.array(im_zarr))
 // and chunk by chunk.
-func demoZarr(ctx context.Context, n int, w io.Writer) error {
-	dir, err := os.MkdirTemp("", "tessera-demo-zarr-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "large_example_image.zarr")
+func demoZarr(ctx context.Context, path string, n int, w io.Writer) error {
 	fmt.Fprintf(w, "\n# a %d×%d int32 zarr image, chunks (1000, 1000), values randint(0, 100)\n", n, n)
 	t0 := time.Now()
 	src := chunkarray.Random(0).Integers(0, 100, []int{n, n}, 1000).AsType(nd.Int32)
 	if err := src.ToZarr(ctx, path, chunkarray.ZarrOptions{}); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "written with ToZarr in %v\n", time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(w, "written with ToZarr to %s in %v\n", path, time.Since(t0).Round(time.Millisecond))
 
 	im := chunkarray.FromZarr(path)
 	fmt.Fprintf(w, "im = from_zarr: %v\n", im)

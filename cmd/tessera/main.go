@@ -1,17 +1,23 @@
 // Command tessera is tessera's main CLI.
 //
-//	tessera demo [-out DIR]                 run the seed tutorial's examples
+//	tessera demo [-out DIR] [-zarr-size N]  a tour: delayed values, chunked arrays, zarr, UDFs, task-graph pictures
 //	tessera bench [-json] [-schedulers sync,threads,distributed] [-reps N] [WORKLOAD|GROUP ...]
 //	tessera chunktune [-workload W] [-chunks 500,200,100,50] [-schedulers sync,threads] [-reps N] [-plot FILE.png]
 //	tessera scheduler [-address :8786] [-status :8787] [TLS flags] [-token-file F]
 //	tessera worker -scheduler HOST:8786 [-listen :0] [-advertise HOST:PORT] [-name N] [-threads N]
 //	    [-resources GPU=1,MEM=2] [-memory-limit 4GiB] [-spill-dir D] [TLS flags] [-token-file F]
 //	tessera certs -dir D [-hosts h1,10.0.0.2] [-days 365]
+//	tessera version
 //
 // TLS flags are -tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera];
 // the token comes from -token-file or the TESSERA_TOKEN environment
 // variable. The tessera binary also serves as the worker processes of the
 // local cluster that `bench -schedulers distributed` starts.
+//
+// Exit status: 0 when the work succeeded or help was asked for (-h, -help,
+// --help, "tessera help [COMMAND]"), 1 when the work failed, 2 for bad
+// usage (an unknown command or flag, a bad flag value), with the usage on
+// standard error.
 package main
 
 import (
@@ -37,38 +43,49 @@ func main() {
 const usage = `usage: tessera <command> [flags]
 
 commands:
-  demo    run the seed tutorial's delayed examples and draw their task graph
-  bench   time built-in workloads on the schedulers, one JSON line each
+  demo       a tour of tessera: delayed values, chunked arrays, zarr and UDFs, with task-graph pictures
+  bench      time built-in workloads on the schedulers, one JSON line each
   chunktune  time an array workload over chunk sizes and schedulers, plot, recommend
   scheduler  run a distributed scheduler
-  worker  run a distributed worker
-  certs   write a self-signed CA and certificate for a cluster's mutual TLS
-  help    print this text
+  worker     run a distributed worker
+  certs      write a self-signed CA and certificate for a cluster's mutual TLS
+  version    print the module version and the VCS revision it was built from
+  help       print this text, or a command's flags (help COMMAND)
 
 Run "tessera <command> -h" for a command's flags.
 `
 
-// run is main without the process: it returns the exit status (0 ok, 1 the
-// work failed, 2 bad usage).
+// commands maps each command to its function, which gets the arguments
+// after the command's name.
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
+	"demo":      runDemo,
+	"bench":     runBench,
+	"chunktune": runChunktune,
+	"scheduler": runScheduler,
+	"worker":    runWorker,
+	"certs":     runCerts,
+	"version":   runVersion,
+}
+
+// run is main without the process: it returns the exit status (0 ok or
+// help asked for, 1 the work failed, 2 bad usage).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
-	case "bench":
-		return runBench(ctx, args[1:], stdout, stderr)
-	case "chunktune":
-		return runChunktune(ctx, args[1:], stdout, stderr)
-	case "scheduler":
-		return runScheduler(ctx, args[1:], stdout, stderr)
-	case "worker":
-		return runWorker(ctx, args[1:], stdout, stderr)
-	case "certs":
-		return runCerts(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
+		if len(args) == 2 {
+			if cmd, ok := commands[args[1]]; ok {
+				return cmd(ctx, []string{"-h"}, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "tessera help: unknown command %q\n%s", args[1], usage)
+			return 2
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	}

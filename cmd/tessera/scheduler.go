@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,15 +13,10 @@ import (
 // until ctx is done (SIGINT or SIGTERM). It needs no op registered: tasks
 // pass through it as bytes.
 func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tessera scheduler", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("scheduler", "tessera scheduler [-address :8786] [-status :8787] [-tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera]] [-token-file F]")
 	opts := distributed.SchedulerFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tessera scheduler [-address :8786] [-status :8787] [-tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera]] [-token-file F]\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "tessera scheduler: unexpected arguments %q\n", fs.Args())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,16 +14,11 @@ import (
 // distributed.MaybeWorker), until ctx is done or it loses the scheduler
 // for good.
 func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tessera worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("worker", "tessera worker -scheduler HOST:8786 [-listen :0] [-advertise HOST:PORT] [-name N] [-threads N]\n"+
+		"    [-resources GPU=1,MEM=2] [-memory-limit 4GiB] [-spill-dir D] [-tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera]] [-token-file F]")
 	opts := distributed.WorkerFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tessera worker -scheduler HOST:8786 [-listen :0] [-advertise HOST:PORT] [-name N] [-threads N]\n"+
-			"    [-resources GPU=1,MEM=2] [-memory-limit 4GiB] [-spill-dir D] [-tls-ca F -tls-cert F -tls-key F [-tls-server-name tessera]] [-token-file F]\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "tessera worker: unexpected arguments %q\n", fs.Args())

@@ -234,17 +234,37 @@ func (a *Array) ChunkPath(idx []int) string {
 	return filepath.Join(a.path, filepath.FromSlash(key))
 }
 
-// checkIndex validates a chunk index.
+// checkIndex validates a chunk index. On an axis of length 0 the grid has
+// no chunk (NumChunks says 0, as zarr-python's cdata_shape does), yet
+// index 0 is accepted there: it names the one empty block by which
+// readers tile an empty array (Dask's chunks ((0,), (0,)) for shape
+// (0, 0)), so that they need no special case. That block holds no element
+// and is never stored in a file (see empty).
 func (a *Array) checkIndex(op string, idx []int) error {
 	if len(idx) != len(a.nchunks) {
 		return &Error{Path: a.path, Reason: fmt.Sprintf("%s: chunk index %v has %d axes, the array %d", op, idx, len(idx), len(a.nchunks))}
 	}
 	for i, v := range idx {
+		if v == 0 && a.meta.Shape[i] == 0 {
+			continue
+		}
 		if v < 0 || v >= a.nchunks[i] {
 			return &Error{Path: a.path, Reason: fmt.Sprintf("%s: chunk index %v out of range (the grid is %v)", op, idx, a.nchunks)}
 		}
 	}
 	return nil
+}
+
+// empty reports whether the chunk at idx (a valid index) holds no element:
+// an index on an axis of length 0. Such a chunk has no file: zarr-python
+// writes none for an empty array and reads none back.
+func (a *Array) empty(idx []int) bool {
+	for i := range idx {
+		if a.meta.Shape[i] == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // chunkShape returns the shape of the chunk at idx cropped to the array.
@@ -283,7 +303,8 @@ func (a *Array) storedShape() []int {
 // the array bounds. A missing chunk file reads as the fill value (a
 // zero-stride view that costs one element). Chunks stored in Fortran
 // order, or transposed, come back as strided views; call Contiguous for
-// C order.
+// C order. On an array with an axis of length 0, index 0 on that axis
+// reads an empty array of the cropped shape without touching a file.
 func (a *Array) ReadChunk(idx []int) (*nd.Array, error) {
 	return a.ReadChunkInto(idx, nil)
 }
@@ -308,6 +329,13 @@ func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 		return nil, err
 	}
 	crop := a.chunkShape(idx)
+	if a.empty(idx) {
+		out, err := nd.Zeros(a.meta.DType, crop...)
+		if err != nil {
+			return nil, &Error{Path: a.path, Reason: "ReadChunk", Err: err}
+		}
+		return out, nil
+	}
 	file := a.ChunkPath(idx)
 	f, err := os.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -399,7 +427,8 @@ func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 // (a concurrent reader sees the old or the new chunk, never half). x must
 // have the array's dtype and the chunk's shape: the full chunk shape, or
 // for edge chunks the cropped shape (the rest is padded with the fill
-// value, as zarr-python pads).
+// value, as zarr-python pads). An empty chunk (index 0 on an axis of
+// length 0) writes no file.
 func (a *Array) WriteChunk(idx []int, x *nd.Array) error {
 	if err := a.checkIndex("WriteChunk", idx); err != nil {
 		return err
@@ -414,6 +443,9 @@ func (a *Array) WriteChunk(idx []int, x *nd.Array) error {
 	crop := a.chunkShape(idx)
 	if !slices.Equal(x.Shape(), crop) && !slices.Equal(x.Shape(), a.meta.Chunks) {
 		return &Error{Path: file, Reason: fmt.Sprintf("WriteChunk: shape mismatch: chunk %v is %s, want %s", idx, nd.FormatShape(x.Shape()), nd.FormatShape(crop))}
+	}
+	if a.empty(idx) {
+		return nil // nothing to store, and no file, as zarr-python
 	}
 	raw := a.encodeChunk(x)
 	data, err := compress(a.codec, raw)

@@ -128,6 +128,8 @@ func TestReadPythonFixtures(t *testing.T) {
 		{"complex128_zlib", nd.Complex128, []int{5, 7}, []int{2, 3}, "zlib", "C", complex128(0), false},
 		{"float64_big", nd.Float64, []int{5, 7}, []int{2, 3}, "", "C", 0.0, false},
 		{"int32_0d", nd.Int32, []int{}, []int{}, "", "C", int32(0), false},
+		{"float64_empty_0x0", nd.Float64, []int{0, 0}, []int{1, 1}, "", "C", 0.0, false},
+		{"int32_empty_0x5", nd.Int32, []int{0, 5}, []int{2, 2}, "zlib", "C", int32(0), false},
 		{"partial_float64_fill", nd.Float64, []int{5, 7}, []int{2, 3}, "", "C", 42.5, true},
 		{"partial_float32_nan", nd.Float32, []int{5, 7}, []int{2, 3}, "zstd", "C", float32(math.NaN()), true},
 		{"partial_int16_F_fill", nd.Int16, []int{5, 7}, []int{2, 3}, "", "F", int16(-7), true},
@@ -513,6 +515,8 @@ func TestInteropZarrPython(t *testing.T) {
 		{"gzip", "gzip", "C", "/", nd.Uint16, []int{6, 4, 3}, []int{4, 3, 2}},
 		{"zstd", "zstd", "C", ".", nd.Complex128, []int{9}, []int{4}},
 		{"bool", "zstd", "F", ".", nd.Bool, []int{3, 5}, []int{2, 2}},
+		{"empty", "", "C", ".", nd.Float64, []int{0, 0}, []int{1, 1}},
+		{"empty3", "zlib", "C", ".", nd.Int32, []int{4, 0, 3}, []int{2, 2, 2}},
 	}
 	var names []string
 	for _, s := range stores {

@@ -10,7 +10,7 @@ import (
 )
 
 // The array workloads of dask_baseline.py (groups chunks, elementwise,
-// normalize, graphbuild) and the seed tutorial's pictures.
+// normalize, graphbuild) and the pictures of Dask's array tutorial.
 
 func arrayGraph(a *chunkarray.Array) (*graph.Graph, []graph.Key, error) {
 	return chunkarray.BuildGraph([]*chunkarray.Array{a})
@@ -71,31 +71,36 @@ func scalarOf(vals []any) (float64, error) {
 	return v[0], nil
 }
 
-func init() {
+// randintSumWorkload is randint(0, 100, [500]*3, chunks=c).sum().
+func randintSumWorkload(c int) *Workload {
 	const n3 = 500 * 500 * 500
-	for _, c := range []int{500, 200, 100, 50} {
-		Register(&Workload{
-			Name:      fmt.Sprintf("array-randint-sum-%d", c),
-			BenchName: fmt.Sprintf("randint500^3_sum_chunks%d", c),
-			Doc:       fmt.Sprintf("randint(0, 100, [500]*3, chunks=%d).sum()", c),
-			Build:     func() (*graph.Graph, []graph.Key, error) { return arrayGraph(RandintSum(c)) },
-			// The values are the same for every chunking (one draw per
-			// element index), so the sum is one number: check it lies
-			// within 6σ of the mean 49.5·n (σ² = n·(100²-1)/12).
-			Check: func(vals []any) error {
-				v, err := scalarOf(vals)
-				if err != nil {
-					return err
-				}
-				mean, sd := 49.5*n3, math.Sqrt(n3*(100*100-1)/12.0)
-				if math.Abs(v-mean) > 6*sd || v != math.Trunc(v) {
-					return fmt.Errorf("sum %v, want %v ± %v", v, mean, 6*sd)
-				}
-				return nil
-			},
-		})
+	return &Workload{
+		Name:      fmt.Sprintf("array-randint-sum-%d", c),
+		BenchName: fmt.Sprintf("randint500^3_sum_chunks%d", c),
+		Doc:       fmt.Sprintf("randint(0, 100, [500]*3, chunks=%d).sum()", c),
+		Build:     func() (*graph.Graph, []graph.Key, error) { return arrayGraph(RandintSum(c)) },
+		// The values are the same for every chunking (one draw per
+		// element index), so the sum is one number: check it lies
+		// within 6σ of the mean 49.5·n (σ² = n·(100²-1)/12).
+		Check: func(vals []any) error {
+			v, err := scalarOf(vals)
+			if err != nil {
+				return err
+			}
+			mean, sd := 49.5*n3, math.Sqrt(n3*(100*100-1)/12.0)
+			if math.Abs(v-mean) > 6*sd || v != math.Trunc(v) {
+				return fmt.Errorf("sum %v, want %v ± %v", v, mean, 6*sd)
+			}
+			return nil
+		},
 	}
-	Register(&Workload{
+}
+
+// arrayWorkloads are the other array workloads: the benchmarks of the
+// elementwise, normalize and graphbuild groups, then two pictures.
+func arrayWorkloads() []*Workload {
+	const n3 = 500 * 500 * 500
+	return []*Workload{{
 		Name:      "array-ones-sum-50",
 		BenchName: "ones500^3_sum_chunks50",
 		Doc:       "ones([500]*3, chunks=50, dtype=int64).sum()",
@@ -103,16 +108,14 @@ func init() {
 			return arrayGraph(chunkarray.Ones([]int{500, 500, 500}, nd.Int64, 50).Sum())
 		},
 		Check: checkFloat(n3),
-	})
-	Register(&Workload{
+	}, {
 		Name:      "array-sin-col-times-t",
 		BenchName: "sin_col_times_T_sum_1e4",
 		Doc:       "(sin(im[:, 0]) * im.T).sum() with im = ones((10000, 10000), chunks=1000)",
 		Build:     func() (*graph.Graph, []graph.Key, error) { return arrayGraph(SinColTimesT(10000, 1000)) },
 		// every row of im.T is 1 and the column sin(1): 10⁸·sin(1).
 		Check: checkFloatTol(1e8*math.Sin(1), 1e-9),
-	})
-	Register(&Workload{
+	}, {
 		Name:      "array-normalize-bench",
 		BenchName: "normalize_3x1000x1000",
 		Doc:       "im / im.max(axis=(1, 2))[:, None, None], im = ones((3, 1000, 1000), chunks=(1, 600, 600))",
@@ -128,27 +131,24 @@ func init() {
 			}
 			return checkFloat(3e6)([]any{s})
 		},
-	})
-	Register(&Workload{
+	}, {
 		Name:      "array-graph-build",
 		BenchName: "graph_build_10k_chunks",
 		Doc:       "((ones((1000, 1000, 100), chunks=(10, 10, 100)) + 1) * 2).sum(), building the graph only",
 		Build:     func() (*graph.Graph, []graph.Key, error) { return arrayGraph(GraphBuild10k()) },
 		BuildOnly: true,
-	})
-	Register(&Workload{
+	}, {
 		Name: "array-sum",
-		Doc:  "the seed's ones((3, 1000, 1000), chunks=(1, 600, 600)).sum()",
+		Doc:  "ones((3, 1000, 1000), chunks=(1, 600, 600)).sum(), every operation its own task",
 		Build: func() (*graph.Graph, []graph.Key, error) {
 			return pictureGraph(chunkarray.Ones([]int{3, 1000, 1000}, nd.Float64, []int{1, 600, 600}).Sum())
 		},
 		Check: checkFloat(3e6),
-	})
-	Register(&Workload{
+	}, {
 		Name:  "array-normalize",
-		Doc:   "the seed's im / im.max(axis=(1, 2))[:, None, None] on ones((3, 1000, 1000), chunks=(1, 600, 600))",
+		Doc:   "im / im.max(axis=(1, 2))[:, None, None] on ones((3, 1000, 1000), chunks=(1, 600, 600)), every operation its own task",
 		Build: func() (*graph.Graph, []graph.Key, error) { return pictureGraph(Normalize()) },
-	})
+	}}
 }
 
 func checkFloat(want float64) func([]any) error { return checkFloatTol(want, 0) }

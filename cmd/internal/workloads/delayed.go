@@ -7,8 +7,8 @@ import (
 	"github.com/tessera-go/tessera/graph"
 )
 
-// The seed tutorial's functions, wrapped once at package level so that a
-// worker process running this package's init has the same ops.
+// The functions of Dask's delayed tutorial, wrapped once at package level
+// so that a worker process that links this package has the same ops.
 func add(a, b int) int { return a + b }
 func square(x int) int { return x * x }
 
@@ -24,17 +24,22 @@ var (
 // tasks.
 const TreeLeaves = 1 << 15
 
-func init() {
-	Register(&Workload{
+// sumSquaresWorkload is the tutorial's first picture.
+func sumSquaresWorkload() *Workload {
+	return &Workload{
 		Name: "delayed-sum-squares",
-		Doc:  "the seed tutorial's add(square(2), square(3)) = 13",
+		Doc:  "add(square(2), square(3)) = 13, the first example of Dask's delayed tutorial",
 		Build: func() (*graph.Graph, []graph.Key, error) {
 			return delayedGraph(SumSquares(2, 3))
 		},
 		Check: func(vals []any) error { return checkInt(vals, square(2)+square(3)) },
 		Tasks: 3,
-	})
-	Register(&Workload{
+	}
+}
+
+// treeWorkload is dask_baseline.py's delayed_tree.
+func treeWorkload() *Workload {
+	return &Workload{
 		Name:      "delayed-tree",
 		BenchName: "delayed_tree_65535",
 		Doc:       "a binary tree of impure additions over add(i, 1) for i < 32768, as dask_baseline.py's delayed_tree",
@@ -44,7 +49,7 @@ func init() {
 		// Σ_{i<n} (i+1) = n(n+1)/2.
 		Check: func(vals []any) error { return checkInt(vals, TreeLeaves*(TreeLeaves+1)/2) },
 		Tasks: 2*TreeLeaves - 1,
-	})
+	}
 }
 
 // SumSquares is add(square(x), square(y)).

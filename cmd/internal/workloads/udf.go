@@ -20,8 +20,8 @@ import (
 // node. Each partition is one tile of 256 frames: the dataset's blocks
 // are the partitions, and a tile smaller than a block would make each
 // tile compute the block again (LiberTEM's dask dataset reads per chunk
-// for the same reason). And the seed's two pictures of a SumUDF run
-// (libertem-dask-integration: the wrapped merge and merge_all), small.
+// for the same reason). And two small pictures of a SumUDF run, as
+// LiberTEM's Dask integration draws them: the wrapped merge and merge_all.
 
 const (
 	udfFrames = 64 * 64
@@ -97,43 +97,45 @@ func checkUDFSum(vals []any) error {
 	return nil
 }
 
-func init() {
-	for _, w := range []struct {
-		name, bench string
-		mergeAll    bool
-	}{
-		{"udf-sum-4d-tree-merge", "udf_sum_4d_tree_merge", false},
-		{"udf-sum-4d-merge-all", "udf_sum_4d_merge_all", true},
-	} {
-		Register(&Workload{
-			Name:      w.name,
-			BenchName: w.bench,
-			Doc:       "SumUDF over random float32 frames (4096 × 128×128, 16 partitions), merged by " + map[bool]string{false: "a pairwise tree", true: "one merge_all node"}[w.mergeAll],
-			Build: func() (*graph.Graph, []graph.Key, error) {
-				s, err := UDFSum(UDFSumData(udfSeed, udfFrames, udfParts, udfSig), udfParts, w.mergeAll)
-				if err != nil {
-					return nil, nil, err
-				}
-				return arrayGraph(s)
-			},
-			Check: checkUDFSum,
-			Tasks: udfParts,
-		})
+// udfSumWorkload is the benchmark: merged by a pairwise tree, or by one
+// merge_all node.
+func udfSumWorkload(name, bench string, mergeAll bool) *Workload {
+	how := "a pairwise tree"
+	if mergeAll {
+		how = "one merge_all node"
 	}
-	for _, w := range []struct {
-		name     string
-		mergeAll bool
-	}{{"udf-merge-tree", false}, {"udf-merge-all", true}} {
-		Register(&Workload{
-			Name: w.name,
-			Doc:  "the seed's picture of a SumUDF run in 4 partitions (16 frames of 8×8): " + map[bool]string{false: "ordered pairwise merges in a tree", true: "one merge_all node"}[w.mergeAll],
-			Build: func() (*graph.Graph, []graph.Key, error) {
-				s, err := UDFSum(UDFSumData(udfSeed, 16, 4, []int{8, 8}), 4, w.mergeAll)
-				if err != nil {
-					return nil, nil, err
-				}
-				return pictureGraph(s)
-			},
-		})
+	return &Workload{
+		Name:      name,
+		BenchName: bench,
+		Doc:       "SumUDF over random float32 frames (4096 × 128×128, 16 partitions), merged by " + how,
+		Build: func() (*graph.Graph, []graph.Key, error) {
+			s, err := UDFSum(UDFSumData(udfSeed, udfFrames, udfParts, udfSig), udfParts, mergeAll)
+			if err != nil {
+				return nil, nil, err
+			}
+			return arrayGraph(s)
+		},
+		Check: checkUDFSum,
+		Tasks: udfParts,
+	}
+}
+
+// udfPictureWorkload is a small SumUDF run to draw, every operation its
+// own task.
+func udfPictureWorkload(name string, mergeAll bool) *Workload {
+	how := "ordered pairwise merges in a tree"
+	if mergeAll {
+		how = "one merge_all node"
+	}
+	return &Workload{
+		Name: name,
+		Doc:  "a SumUDF run in 4 partitions (16 frames of 8×8) to draw: " + how,
+		Build: func() (*graph.Graph, []graph.Key, error) {
+			s, err := UDFSum(UDFSumData(udfSeed, 16, 4, []int{8, 8}), 4, mergeAll)
+			if err != nil {
+				return nil, nil, err
+			}
+			return pictureGraph(s)
+		},
 	}
 }

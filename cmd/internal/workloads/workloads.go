@@ -1,11 +1,8 @@
-// Package workloads is the registry of named, built-in workloads that
-// cmd/graphviz draws and cmd/tessera benchmarks: each builds a task graph and
-// names the keys to compute. Packages add their workloads in init functions
-// (delayed ones in delayed.go here, array and UDF ones by later issues).
 package workloads
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,48 +30,55 @@ type Workload struct {
 	BuildOnly bool
 }
 
-var registry = map[string]*Workload{}
+// list is every workload, declared here and nowhere else: the commands
+// look workloads up in it (All, Lookup), and a test checks that names are
+// unique. It is a plain list, built once at start-up from the
+// constructors in this package's files, rather than a map that init
+// functions in several files fill: the whole set is read in one place, and
+// its order is the order the commands list workloads in.
+var list = slices.Concat(
+	[]*Workload{sumSquaresWorkload(), treeWorkload()},
+	[]*Workload{randintSumWorkload(500), randintSumWorkload(200), randintSumWorkload(100), randintSumWorkload(50)},
+	arrayWorkloads(),
+	[]*Workload{zarrSqSumWorkload()},
+	[]*Workload{
+		udfSumWorkload("udf-sum-4d-tree-merge", "udf_sum_4d_tree_merge", false),
+		udfSumWorkload("udf-sum-4d-merge-all", "udf_sum_4d_merge_all", true),
+		udfPictureWorkload("udf-merge-tree", false),
+		udfPictureWorkload("udf-merge-all", true),
+	},
+)
 
-// Register adds w; it panics on a duplicate name (a programmer error).
-func Register(w *Workload) {
-	if _, dup := registry[w.Name]; dup {
-		panic("workloads: duplicate " + w.Name)
-	}
-	registry[w.Name] = w
-	if w.BenchName != "" && w.BenchName != w.Name {
-		if _, dup := registry[w.BenchName]; dup {
-			panic("workloads: duplicate " + w.BenchName)
+// List is a list of workloads, looked up by name.
+type List []*Workload
+
+// All returns every built-in workload, in the order they are declared. The
+// slice is the caller's (a test may append workloads of its own); the
+// workloads themselves are shared and must not be modified.
+func All() List { return slices.Clone(List(list)) }
+
+// Lookup returns the built-in workload named name, by Name or BenchName.
+func Lookup(name string) (*Workload, error) { return All().Lookup(name) }
+
+// Names returns the Names of the built-in workloads, sorted.
+func Names() []string { return All().Names() }
+
+// Lookup returns the workload of l whose Name or BenchName is name.
+func (l List) Lookup(name string) (*Workload, error) {
+	for _, w := range l {
+		if w.Name == name || (w.BenchName != "" && w.BenchName == name) {
+			return w, nil
 		}
-		registry[w.BenchName] = w
 	}
+	return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(l.Names(), ", "))
 }
 
-// Lookup returns the workload registered under name or bench name.
-func Lookup(name string) (*Workload, error) {
-	w, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	return w, nil
-}
-
-// Names returns the graphviz names of all workloads, sorted.
-func Names() []string {
-	var out []string
-	for k, w := range registry {
-		if k == w.Name {
-			out = append(out, k)
-		}
+// Names returns the Names of l's workloads, sorted.
+func (l List) Names() []string {
+	out := make([]string, len(l))
+	for i, w := range l {
+		out[i] = w.Name
 	}
 	sort.Strings(out)
-	return out
-}
-
-// All returns every workload once, sorted by name.
-func All() []*Workload {
-	var out []*Workload
-	for _, n := range Names() {
-		out = append(out, registry[n])
-	}
 	return out
 }

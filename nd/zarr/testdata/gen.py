@@ -72,3 +72,5 @@ store("partial_float32_nan", "<f4", fill=np.nan, compressor=numcodecs.Zstd(level
       write=[np.s_[2:4, 0:3]])
 store("partial_int16_F_fill", "<i2", fill=-7, order="F", sep="/",
       write=[np.s_[0:2, 3:6], np.s_[4:5, 6:7]])
+store("float64_empty_0x0", "<f8", shape=(0, 0), chunks=(1, 1))
+store("int32_empty_0x5", "<i4", shape=(0, 5), chunks=(2, 2), compressor=numcodecs.Zlib(level=1))
