@@ -69,6 +69,8 @@ func (d Delayed[T]) arg() (graph.Arg, *node) {
 
 func (Delayed[T]) in(*T) {}
 
+func (Delayed[T]) elem() reflect.Type { return reflect.TypeFor[T]() }
+
 // Key returns the key of d's value.
 func (d Delayed[T]) Key() graph.Key { return d.node().key }
 
@@ -112,6 +114,7 @@ type lit[T any] struct{ v T }
 
 func (l lit[T]) arg() (graph.Arg, *node) { return graph.Lit(l.v), nil }
 func (lit[T]) in(*T)                     {}
+func (lit[T]) elem() reflect.Type        { return reflect.TypeFor[T]() }
 
 // Lit passes v by value to a wrapped function: it is stored in the calling
 // task's arguments and gets no key of its own, as plain arguments of a

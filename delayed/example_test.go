@@ -98,16 +98,17 @@ func ExampleSlice() {
 	// Output: 14 <nil>
 }
 
-// Pure keys are deterministic: the same call built twice has one key, so
-// the two merge in one graph. Impure wrappers give every call its own key.
-func ExampleImpure() {
-	pureAdd := delayed.Fn2("add", add)
-	impureAdd := delayed.Fn2("add", add, delayed.Impure())
-	fmt.Println(pureAdd(delayed.Lit(1), delayed.Lit(2)).Key() == pureAdd(delayed.Lit(1), delayed.Lit(2)).Key())
-	fmt.Println(impureAdd(delayed.Lit(1), delayed.Lit(2)).Key() == impureAdd(delayed.Lit(1), delayed.Lit(2)).Key())
+// Calls are impure by default, as in Dask: every call is a task of its own,
+// even with equal arguments. Pure wrappers key a call by its function and
+// arguments, so the same call built twice is one task.
+func ExamplePure() {
+	impureAdd := delayed.Fn2("add", add)
+	pureAdd := delayed.Fn2("add", add, delayed.Pure())
+	fmt.Println(impureAdd.Call(1, 2).Key() == impureAdd.Call(1, 2).Key())
+	fmt.Println(pureAdd.Call(1, 2).Key() == pureAdd.Call(1, 2).Key())
 	// Output:
-	// true
 	// false
+	// true
 }
 
 // Named gives a value an explicit key (Dask's dask_key_name).
