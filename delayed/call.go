@@ -98,11 +98,9 @@ func appendSpread[A any](ins []In[A], x any) []In[A] {
 		return append(ins, in)
 	}
 	for i := range v.Len() {
-		e := toIn[A](v.Index(i).Interface())
-		if b, bad := e.(badIn[A]); bad {
-			return append(ins, badIn[A]{b.err.at(fmt.Sprintf("[%d]", i))})
-		}
-		ins = append(ins, e)
+		// A bad element is reported at its position among the function's
+		// arguments, where the spread put it.
+		ins = append(ins, toIn[A](v.Index(i).Interface()))
 	}
 	return ins
 }

@@ -75,7 +75,10 @@ func as[T any](v any) (T, bool) {
 	if !ok {
 		return zero, false
 	}
-	return rv.Interface().(T), true
+	// For an interface T, nil converts to the nil interface, which
+	// rv.Interface() returns as a nil any: zero is that value.
+	t, _ := rv.Interface().(T)
+	return t, true
 }
 
 func convert(v any, t reflect.Type) (reflect.Value, bool) {

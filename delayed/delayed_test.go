@@ -430,7 +430,7 @@ func TestFromGraph(t *testing.T) {
 // uniq makes a fresh wrapper name. Closures of one code share a
 // registration (see the package doc), so a test whose closure captures a
 // counter needs a name of its own each time it runs (-count=N).
-func uniq(name string) string { return fmt.Sprintf("%s.%d", name, nameSeq.Add(1)) }
+func uniq(name string) string { return fmt.Sprintf("%s_%d", name, nameSeq.Add(1)) }
 
 var nameSeq atomic.Int64
 
