@@ -35,6 +35,7 @@ type Delayed[T any] struct{ n *node }
 // In is an argument of type T to a wrapped function: a Delayed[T], or a
 // plain value made with Lit. The unexported methods close the set, and
 // mention T so that an In[int] cannot be passed where an In[string] is due.
+// A wrapper's Call method takes plain values without Lit.
 type In[T any] interface {
 	arg() (graph.Arg, *node)
 	in(*T)
