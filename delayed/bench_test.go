@@ -11,7 +11,7 @@ import (
 func benchAdd(a, b int) int { return a + b }
 
 var (
-	benchAddPure   = delayed.Fn2("bench.add", benchAdd)
+	benchAddPure   = delayed.Fn2("bench.add", benchAdd, delayed.Pure())
 	benchAddImpure = delayed.Fn2("bench.add", benchAdd, delayed.Impure())
 )
 

@@ -96,7 +96,9 @@ func pureNode(op graph.Op, prefix string, args []graph.Arg, deps []*node) *node 
 }
 
 // Slice gathers delayed values into one delayed slice, so that a function
-// taking []T can take them all (Dask's delayed(list_of_delayed)).
+// taking []T can take them all (Dask's delayed(list_of_delayed)):
+// total(delayed.Slice(xs)). A wrapper's Call does the same for a
+// []Delayed[T] argument: total.Call(xs).
 func Slice[T any](xs []Delayed[T]) Delayed[[]T] {
 	args := make([]graph.Arg, len(xs))
 	deps := make([]*node, len(xs))
@@ -144,8 +146,9 @@ func Items[T any](d Delayed[[]T], n int) []Delayed[T] {
 
 // FnN wraps a function of a slice under name, as Fn2 does; the returned
 // function takes any number of arguments and passes them as one []A
-// (Dask's delayed(sum)(*values)).
-func FnN[A, R any](name string, f func([]A) R, opts ...FnOption) func(...In[A]) Delayed[R] {
+// (Dask's delayed(sum)(*values)): sum(x, y, delayed.Lit(3)),
+// sum(delayed.Each(xs)...), or sum.Call(xs) for xs a []Delayed[A] or []A.
+func FnN[A, R any](name string, f func([]A) R, opts ...FnOption) FuncN[A, Delayed[R]] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
 		xs, err := sliceArgs[A](op, args)
@@ -158,7 +161,7 @@ func FnN[A, R any](name string, f func([]A) R, opts ...FnOption) func(...In[A]) 
 }
 
 // FnNE is FnN for a function that can fail.
-func FnNE[A, R any](name string, f func([]A) (R, error), opts ...FnOption) func(...In[A]) Delayed[R] {
+func FnNE[A, R any](name string, f func([]A) (R, error), opts ...FnOption) FuncN[A, Delayed[R]] {
 	op := OpPrefix + name
 	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
 		xs, err := sliceArgs[A](op, args)
@@ -190,105 +193,4 @@ func sources[A any](xs []In[A]) []argSource {
 		}
 	}
 	return out
-}
-
-// Tuple2 is the delayed result of a function returning two values (Dask's
-// nout=2). The pair is one task; First and Second are getitem tasks on it,
-// so computing both runs the function once.
-type Tuple2[A, B any] struct{ d Delayed[[]any] }
-
-var _ Valuer = Tuple2[int, int]{}
-
-// First returns the first value.
-func (t Tuple2[A, B]) First() Delayed[A] {
-	a, n := t.d.arg()
-	return Delayed[A]{pureNode(getitemOp, "getitem", []graph.Arg{a, graph.Lit(0)}, []*node{n})}
-}
-
-// Second returns the second value.
-func (t Tuple2[A, B]) Second() Delayed[B] {
-	a, n := t.d.arg()
-	return Delayed[B]{pureNode(getitemOp, "getitem", []graph.Arg{a, graph.Lit(1)}, []*node{n})}
-}
-
-// Items returns both values, for a, b := t.Items().
-func (t Tuple2[A, B]) Items() (Delayed[A], Delayed[B]) { return t.First(), t.Second() }
-
-// Key returns the key of the pair, whose value is a []any of length 2.
-func (t Tuple2[A, B]) Key() graph.Key { return t.d.Key() }
-
-// Err returns the error recorded while building.
-func (t Tuple2[A, B]) Err() error { return t.d.Err() }
-
-// Graph collects the graph that computes the pair.
-func (t Tuple2[A, B]) Graph() (*graph.Graph, error) { return t.d.Graph() }
-
-func (t Tuple2[A, B]) node() *node { return t.d.node() }
-
-// Compute computes the pair in one run.
-func (t Tuple2[A, B]) Compute(ctx context.Context, opts ...Option) (A, B, error) {
-	var a A
-	var b B
-	vals, err := Compute(ctx, []Valuer{t}, opts...)
-	if err != nil {
-		return a, b, err
-	}
-	p, ok := vals[0].([]any)
-	if !ok || len(p) != 2 {
-		return a, b, &TypeError{Op: "compute", Arg: -1, Want: "[]any of length 2", Got: typeName(vals[0])}
-	}
-	if a, ok = as[A](p[0]); !ok {
-		return a, b, &TypeError{Op: "compute", Arg: -1, Want: reflect.TypeFor[A]().String(), Got: typeName(p[0])}
-	}
-	if b, ok = as[B](p[1]); !ok {
-		return a, b, &TypeError{Op: "compute", Arg: -1, Want: reflect.TypeFor[B]().String(), Got: typeName(p[1])}
-	}
-	return a, b, nil
-}
-
-// Fn1Tuple2 wraps a function of one argument returning two values, as Fn2
-// does; the result is a Tuple2.
-func Fn1Tuple2[A, R1, R2 any](name string, f func(A) (R1, R2), opts ...FnOption) func(In[A]) Tuple2[R1, R2] {
-	op := OpPrefix + name
-	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
-		a, err := unpack1[A](op, args)
-		if err != nil {
-			return nil, err
-		}
-		r1, r2 := f(a)
-		return []any{r1, r2}, nil
-	}, opts)
-	return func(a In[A]) Tuple2[R1, R2] { return Tuple2[R1, R2]{Delayed[[]any]{w.call(a)}} }
-}
-
-// Fn2Tuple2 wraps a function of two arguments returning two values, such
-// as divmod.
-func Fn2Tuple2[A, B, R1, R2 any](name string, f func(A, B) (R1, R2), opts ...FnOption) func(In[A], In[B]) Tuple2[R1, R2] {
-	op := OpPrefix + name
-	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
-		a, b, err := unpack2[A, B](op, args)
-		if err != nil {
-			return nil, err
-		}
-		r1, r2 := f(a, b)
-		return []any{r1, r2}, nil
-	}, opts)
-	return func(a In[A], b In[B]) Tuple2[R1, R2] { return Tuple2[R1, R2]{Delayed[[]any]{w.call(a, b)}} }
-}
-
-// Fn2Tuple2E is Fn2Tuple2 for a function that can fail.
-func Fn2Tuple2E[A, B, R1, R2 any](name string, f func(A, B) (R1, R2, error), opts ...FnOption) func(In[A], In[B]) Tuple2[R1, R2] {
-	op := OpPrefix + name
-	w := wrap(name, f, func(_ context.Context, args []any) (any, error) {
-		a, b, err := unpack2[A, B](op, args)
-		if err != nil {
-			return nil, err
-		}
-		r1, r2, err := f(a, b)
-		if err != nil {
-			return nil, err
-		}
-		return []any{r1, r2}, nil
-	}, opts)
-	return func(a In[A], b In[B]) Tuple2[R1, R2] { return Tuple2[R1, R2]{Delayed[[]any]{w.call(a, b)}} }
 }

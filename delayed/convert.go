@@ -5,13 +5,16 @@ import (
 	"reflect"
 )
 
-// TypeError reports a value of the wrong type reaching a wrapped function
-// at run time (a graph edited by hand, a FromGraph key of another type) or
-// a computed result that is not the Delayed's type. The scheduler wraps it
-// in a *sched.TaskError that names the key.
+// TypeError reports a value of the wrong type: an argument of a wrapper's
+// Call that cannot be its parameter (found while building, and then
+// sticky: Err and Compute return it), a value of the wrong type reaching a
+// wrapped function at run time (a graph edited by hand, a FromGraph key of
+// another type; the scheduler wraps it in a *sched.TaskError that names
+// the key), or a computed result that is not the Delayed's type.
 type TypeError struct {
 	Op   string // the op, or "compute" for a result
 	Arg  int    // the argument's position; -1 for a result
+	Path string // within the argument, the element at fault ("[2]", `["k"]`), or ""
 	Want string
 	Got  string
 }
@@ -20,7 +23,35 @@ func (e *TypeError) Error() string {
 	if e.Arg < 0 {
 		return fmt.Sprintf("delayed: %s: result is a %s, want %s", e.Op, e.Got, e.Want)
 	}
-	return fmt.Sprintf("delayed: %s: argument %d is a %s, want %s", e.Op, e.Arg, e.Got, e.Want)
+	return fmt.Sprintf("delayed: %s: argument %d%s is a %s, want %s", e.Op, e.Arg, e.Path, e.Got, e.Want)
+}
+
+// ArgCountError reports a call with the wrong number of arguments: a
+// wrapper's Call (sticky, like a TypeError) or a task of a hand-edited
+// graph (at run time).
+type ArgCountError struct {
+	Op        string
+	Got, Want int
+}
+
+func (e *ArgCountError) Error() string {
+	return fmt.Sprintf("delayed: %s: got %d arguments, want %d", e.Op, e.Got, e.Want)
+}
+
+// NoutError reports a function wrapped with a declared number of outputs
+// (Fn1Nout, …) that returned a slice of another length, as the task's
+// error; or, with Got -1, a negative nout given to the wrapper.
+type NoutError struct {
+	Op   string
+	Nout int // the declared number of outputs
+	Got  int // the length returned; -1 for a negative Nout
+}
+
+func (e *NoutError) Error() string {
+	if e.Got < 0 {
+		return fmt.Sprintf("delayed: %s: nout %d is negative", e.Op, e.Nout)
+	}
+	return fmt.Sprintf("delayed: %s: returned %d values, declared nout %d", e.Op, e.Got, e.Nout)
 }
 
 func typeName(v any) string {
@@ -44,7 +75,10 @@ func as[T any](v any) (T, bool) {
 	if !ok {
 		return zero, false
 	}
-	return rv.Interface().(T), true
+	// For an interface T, nil converts to the nil interface, which
+	// rv.Interface() returns as a nil any: zero is that value.
+	t, _ := rv.Interface().(T)
+	return t, true
 }
 
 func convert(v any, t reflect.Type) (reflect.Value, bool) {
@@ -103,7 +137,7 @@ func argAs[A any](op string, args []any, i int) (A, error) {
 
 func nargs(op string, args []any, n int) error {
 	if len(args) != n {
-		return fmt.Errorf("delayed: %s: got %d arguments, want %d", op, len(args), n)
+		return &ArgCountError{Op: op, Got: len(args), Want: n}
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ type Delayed[T any] struct{ n *node }
 // In is an argument of type T to a wrapped function: a Delayed[T], or a
 // plain value made with Lit. The unexported methods close the set, and
 // mention T so that an In[int] cannot be passed where an In[string] is due.
+// A wrapper's Call method takes plain values without Lit.
 type In[T any] interface {
 	arg() (graph.Arg, *node)
 	in(*T)
@@ -68,6 +69,8 @@ func (d Delayed[T]) arg() (graph.Arg, *node) {
 }
 
 func (Delayed[T]) in(*T) {}
+
+func (Delayed[T]) elem() reflect.Type { return reflect.TypeFor[T]() }
 
 // Key returns the key of d's value.
 func (d Delayed[T]) Key() graph.Key { return d.node().key }
@@ -112,6 +115,7 @@ type lit[T any] struct{ v T }
 
 func (l lit[T]) arg() (graph.Arg, *node) { return graph.Lit(l.v), nil }
 func (lit[T]) in(*T)                     {}
+func (lit[T]) elem() reflect.Type        { return reflect.TypeFor[T]() }
 
 // Lit passes v by value to a wrapped function: it is stored in the calling
 // task's arguments and gets no key of its own, as plain arguments of a

@@ -23,6 +23,10 @@ var (
 	dAdd    = delayed.Fn2("add", add)
 	dSquare = delayed.Fn1("square", square)
 	dInc    = delayed.Fn1("test.inc", inc)
+	// Pure wrappers of the same functions: deterministic keys.
+	pAdd    = delayed.Fn2("add", add, delayed.Pure())
+	pSquare = delayed.Fn1("square", square, delayed.Pure())
+	pInc    = delayed.Fn1("test.inc", inc, delayed.Pure())
 	dSum    = delayed.FnN("test.sum", func(xs []int) int {
 		s := 0
 		for _, x := range xs {
@@ -103,13 +107,13 @@ func TestDefaultScheduler(t *testing.T) {
 	}
 }
 
-// TestPureKeys checks keys against graph.Tokenize of the op name and the
-// arguments' keys and literal values, and that building twice gives the
-// same keys.
+// TestPureKeys checks the keys of Pure wrappers against graph.Tokenize of
+// the op name and the arguments' keys and literal values, and that
+// building twice gives the same keys.
 func TestPureKeys(t *testing.T) {
-	x := dSquare(delayed.Lit(2))
-	y := dSquare(delayed.Lit(3))
-	r := dAdd(x, y)
+	x := pSquare(delayed.Lit(2))
+	y := pSquare(delayed.Lit(3))
+	r := pAdd(x, y)
 
 	tokX, err := graph.Tokenize("delayed.square", 2)
 	if err != nil {
@@ -125,17 +129,21 @@ func TestPureKeys(t *testing.T) {
 	if want := graph.Key("add-" + tokR); r.Key() != want {
 		t.Errorf("add key = %q, want %q", r.Key(), want)
 	}
-	if again := dAdd(dSquare(delayed.Lit(2)), dSquare(delayed.Lit(3))); again.Key() != r.Key() {
+	if again := pAdd(pSquare(delayed.Lit(2)), pSquare(delayed.Lit(3))); again.Key() != r.Key() {
 		t.Errorf("rebuilt key %q, want %q", again.Key(), r.Key())
 	}
-	if other := dAdd(y, x); other.Key() == r.Key() {
+	// Call with plain values keys as Lit does.
+	if again := pAdd.Call(pSquare.Call(2), pSquare.Call(3)); again.Key() != r.Key() {
+		t.Errorf("rebuilt with Call: key %q, want %q", again.Key(), r.Key())
+	}
+	if other := pAdd(y, x); other.Key() == r.Key() {
 		t.Errorf("add(y, x) has the key of add(x, y): %q", r.Key())
 	}
 	if got := r.Key().Prefix(); got != "add" {
 		t.Errorf("prefix = %q, want add", got)
 	}
 	// A qualified name keys by its last element.
-	if got := dInc(delayed.Lit(1)).Key().Prefix(); got != "inc" {
+	if got := pInc(delayed.Lit(1)).Key().Prefix(); got != "inc" {
 		t.Errorf("prefix of test.inc = %q, want inc", got)
 	}
 }
@@ -157,7 +165,7 @@ func TestTokenMatchesGraph(t *testing.T) {
 		{"keys", []any{graph.Key("x-1"), graph.Key("")}},
 		{"slow-path", []any{uint8(3), []int{1, 2}, float32(1.5), map[string]any{"a": 1}}},
 	}
-	f := delayed.FnN("test.tok", func(xs []any) int { return len(xs) })
+	f := delayed.FnN("test.tok", func(xs []any) int { return len(xs) }, delayed.Pure())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ins := make([]delayed.In[any], len(tt.lits))
@@ -183,17 +191,65 @@ func TestTokenMatchesGraph(t *testing.T) {
 }
 
 func TestImpure(t *testing.T) {
-	inc := delayed.Fn1("test.impure.inc", inc, delayed.Impure())
-	a, b := inc(delayed.Lit(1)), inc(delayed.Lit(1))
-	if a.Key() == b.Key() {
-		t.Errorf("impure calls share key %q", a.Key())
+	// The default and the explicit option are the same: a key per call.
+	for _, inc := range []func(delayed.In[int]) delayed.Delayed[int]{
+		delayed.Fn1("test.impure.inc", inc),
+		delayed.Fn1("test.impure.inc", inc, delayed.Impure()),
+	} {
+		a, b := inc(delayed.Lit(1)), inc(delayed.Lit(1))
+		if a.Key() == b.Key() {
+			t.Errorf("impure calls share key %q", a.Key())
+		}
+		if a.Key().Prefix() != "inc" {
+			t.Errorf("prefix of %q, want inc", a.Key())
+		}
+		vals, err := delayed.Compute(ctx, []delayed.Valuer{a, b})
+		if err != nil || !reflect.DeepEqual(vals, []any{2, 2}) {
+			t.Errorf("got %v, %v; want [2 2]", vals, err)
+		}
 	}
-	if a.Key().Prefix() != "inc" {
-		t.Errorf("prefix of %q, want inc", a.Key())
-	}
-	vals, err := delayed.Compute(ctx, []delayed.Valuer{a, b})
-	if err != nil || !reflect.DeepEqual(vals, []any{2, 2}) {
-		t.Errorf("got %v, %v; want [2 2]", vals, err)
+}
+
+// TestImpureRandom is the issue's [random() for 5]: five calls of an
+// impure function of no arguments are five tasks that run five times and
+// give the five values the function returned, in call order; the same
+// function wrapped Pure is one task computed once.
+func TestImpureRandom(t *testing.T) {
+	var seq atomic.Int64
+	// A counter stands for a random source: every call returns a value no
+	// earlier call returned, and the oracle is the count of calls.
+	next := func() int { return int(seq.Add(1)) }
+	name := uniq("test.random")
+	random := delayed.Fn0(name, next)
+	pureRandom := delayed.Fn0(name, next, delayed.Pure())
+	for _, opt := range []bool{true, false} {
+		seq.Store(0)
+		vs := make([]delayed.Valuer, 5)
+		for i := range vs {
+			vs[i] = random()
+		}
+		vals, err := delayed.Compute(ctx, vs, delayed.WithOptimize(opt), delayed.WithScheduler(sched.Sync{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[any]bool{}
+		for _, v := range vals {
+			seen[v] = true
+		}
+		if len(seen) != 5 || seq.Load() != 5 {
+			t.Errorf("optimize=%v: impure values %v from %d calls, want 5 distinct from 5 calls", opt, vals, seq.Load())
+		}
+		seq.Store(0)
+		for i := range vs {
+			vs[i] = pureRandom()
+		}
+		vals, err = delayed.Compute(ctx, vs, delayed.WithOptimize(opt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []any{1, 1, 1, 1, 1}; !reflect.DeepEqual(vals, want) || seq.Load() != 1 {
+			t.Errorf("optimize=%v: pure values %v from %d calls, want %v from 1", opt, vals, seq.Load(), want)
+		}
 	}
 }
 
@@ -374,14 +430,14 @@ func TestFromGraph(t *testing.T) {
 // uniq makes a fresh wrapper name. Closures of one code share a
 // registration (see the package doc), so a test whose closure captures a
 // counter needs a name of its own each time it runs (-count=N).
-func uniq(name string) string { return fmt.Sprintf("%s.%d", name, nameSeq.Add(1)) }
+func uniq(name string) string { return fmt.Sprintf("%s_%d", name, nameSeq.Add(1)) }
 
 var nameSeq atomic.Int64
 
 // countingSquare counts its calls, for the tests of shared work.
 func countingSquare(name string) (func(delayed.In[int]) delayed.Delayed[int], *atomic.Int64) {
 	var n atomic.Int64
-	f := delayed.Fn1(uniq(name), func(x int) int { n.Add(1); return x * x })
+	f := delayed.Fn1(uniq(name), func(x int) int { n.Add(1); return x * x }, delayed.Pure())
 	return f, &n
 }
 
@@ -593,11 +649,11 @@ func TestGraphShape(t *testing.T) {
 		// each node is reached.
 		x := delayed.Value(1)
 		for range 20 {
-			x = dAdd(x, x)
+			x = pAdd(x, x)
 		}
 		y := delayed.Value(1)
 		for range 20 {
-			y = dAdd(y, y)
+			y = pAdd(y, y)
 		}
 		vals, err := delayed.Compute(ctx, []delayed.Valuer{x, y}, delayed.WithOptimize(false))
 		if err != nil || vals[0] != 1<<20 || vals[1] != 1<<20 {

@@ -5,34 +5,60 @@
 //
 //	add := delayed.Fn2("add", func(a, b int) int { return a + b })
 //	sq := delayed.Fn1("square", func(x int) int { return x * x })
-//	r := add(sq(delayed.Lit(2)), sq(delayed.Lit(3)))
-//	v, err := r.Compute(ctx) // 13
+//	r := add(sq.Call(2), sq.Call(3)) // or add(sq(delayed.Lit(2)), …)
+//	v, err := r.Compute(ctx)         // 13
 //
 // # Values and arguments
 //
 // A Delayed[T] is a small immutable handle on a node: its key, the
 // graph.Node that computes it and pointers to the nodes its arguments
-// refer to. A wrapper's parameters have type In[T], which two kinds of
-// value satisfy: a Delayed[T], passed by reference (the task depends on
-// its key), and Lit(v), a plain value stored in the task's arguments, as
-// plain arguments of a dask.delayed call are. Value(v) is the third way
-// in: a literal node with a key of its own (dask.delayed(v)), for a value
-// that several tasks share or that should appear in pictures.
+// refer to. A wrapper is a function of one of the named types Func0 …
+// Func4 and FuncN, and can be called two ways:
 //
-// In[T] was chosen over the alternatives because it keeps the call typed
-// without reflection at build time. Parameters of type any would accept
-// delayed and plain values with no wrapping, but a wrong type would only
-// show up at run time, and every call would pay for a type switch. One
-// wrapper per combination of delayed and plain parameters (AddDD, AddDL,
-// …) explodes. Requiring Delayed everywhere would force a literal node per
-// constant, doubling the tasks of a tree of additions. In[T]'s methods are
+//	add(x, delayed.Lit(1)) // typed: each parameter an In[T]
+//	add.Call(x, 1)         // plain Go values too, checked when built
+//
+// A wrapper's parameters have type In[T], which two kinds of value
+// satisfy: a Delayed[T], passed by reference (the task depends on its
+// key), and Lit(v), a plain value stored in the task's arguments, as plain
+// arguments of a dask.delayed call are. The compiler checks such a call,
+// and it costs no reflection: it is the form for hot loops. Call takes
+// ...any and converts each argument to its parameter when the call is
+// built: a plain value (Lit's job done for you, with Go's untyped
+// constants converted exactly: Call(1, 2) for float64 parameters), a
+// Delayed of an assignable type, nil, or a slice or map[string] holding
+// Delayed values, which becomes a slice or map task as dask.delayed finds
+// delayed values inside lists and dicts. A value that fits none is a
+// *TypeError naming the function and the argument's position (a wrong
+// count, an *ArgCountError), recorded on the result like any build error:
+// never a panic. Value(v) is the third way in: a literal node with a key
+// of its own (dask.delayed(v)), for a value that several tasks share or
+// that should appear in pictures.
+//
+// Two forms because Go allows no single one. A plain int cannot satisfy
+// In[int]: interfaces are satisfied by methods, and int has none, while a
+// union such as int | Delayed[int] may only constrain a type parameter,
+// not type a function parameter. Parameters of type any alone would
+// accept everything with no wrapping, but would drop the compiler's check
+// and pay for reflection in every call, hot loops included. One wrapper
+// per combination of delayed and plain parameters (AddDD, AddDL, …)
+// explodes. Requiring Delayed everywhere would force a literal node per
+// constant, doubling the tasks of a tree of additions. Named function
+// types keep the typed call exactly as it was (add(x, y) still compiles,
+// and a Func2 is assignable to a plain func(In[A], In[B]) Delayed[R]) and
+// carry a method for the untyped one; their last type parameter is what a
+// call returns (Delayed[R], a Tuple3, a []Delayed[R]), so one type per
+// number of parameters serves every kind of wrapper. In[T]'s methods are
 // unexported and mention T, so an In[int] cannot be passed an In[string]
 // and no other type can pose as an argument.
 //
-// Nested arguments are explicit: Slice turns []Delayed[T] into a
+// Many values where one is expected: Slice turns []Delayed[T] into a
 // Delayed[[]T] and Map turns map[string]Delayed[T] into a
-// Delayed[map[string]T], each one task of this package's registered ops;
-// FnN wraps a function of []A as a variadic wrapper.
+// Delayed[map[string]T], each one task of this package's registered ops,
+// so total(delayed.Slice(xs)) is dask's delayed(sum)(list_of_delayed),
+// and total.Call(xs) does the same. FnN wraps a function of []A as a
+// variadic wrapper (dask's delayed(f)(*xs)): sum(delayed.Each(xs)...), or
+// sum.Call(xs), which spreads a slice that is not itself an A.
 //
 // # Names, ops and the registry
 //
@@ -46,7 +72,7 @@
 //
 // Wrapping is never a panic. Wrapping the same function (same type, same
 // code) under a name again reuses the first registration, so a wrapper
-// built inside a function that runs many times, or a pure and an Impure
+// built inside a function that runs many times, or an impure and a Pure
 // wrapper of one function, just work. Wrapping a different function under
 // a name already taken, an empty name, or one of this package's reserved
 // names (slice, map, getitem) returns a wrapper whose Delayed values carry
@@ -59,24 +85,38 @@
 //
 // # Keys
 //
-// Keys are pure by default: "add-" followed by graph.Tokenize of the op
+// Calls are impure by default, as dask.delayed's (pure=False): every call
+// gets a fresh unique key ("add-" and a random token), so that five calls
+// of a random source are five tasks and five values, never one value
+// computed once and seen five times. The Pure wrapper option
+// (pure=True) keys a call by "add-" followed by graph.Tokenize of the op
 // name and the arguments (keys of delayed arguments, values of literal
 // ones), so the same computation built twice has the same key and the
-// graphs merge; this differs from dask.delayed, whose calls are impure
-// unless pure=True. The Impure wrapper option gives every call a fresh
-// unique key (pure=False), for functions with side effects or randomness.
-// A literal that graph.Tokenize cannot hash also makes the call impure.
+// graphs merge; use it for functions whose result depends on their
+// arguments only. Impure still exists, as an explicit statement of the
+// default. A literal that graph.Tokenize cannot hash makes even a Pure
+// call impure. The keys of Value, Slice, Map and getitem tasks are always
+// deterministic: they are functions of their arguments' keys, as Dask's
+// are.
 // Named gives a value an explicit key (dask_key_name). Tokens of keys and
 // small scalars are computed by an allocation-free copy of Tokenize's
 // FNV-128a, checked against graph.Tokenize by the tests.
 //
 // # Tuples
 //
-// A function returning two values is wrapped with Fn1Tuple2 or Fn2Tuple2
-// and gives a Tuple2[A, B] (Dask's nout=2): one task returning both, and
-// First/Second getitem tasks addressing each as a Delayed. A function
-// returning a slice gives a Delayed[[]T]; Index and Items address its
-// elements the same way.
+// Functions of several results are Dask's nout. A function returning two,
+// three or four values of any types is wrapped with Fn1Tuple2 … Fn2Tuple4
+// (one or two parameters; E forms for a trailing error) and gives a
+// Tuple2[A, B], Tuple3 or Tuple4: one task returning all of them, and
+// First, Second, … (or Items, for a, b, c := t.Items()) getitem tasks
+// addressing each as a Delayed, so the function runs once however many
+// results are used. For any number of results of one type, Fn1Nout and
+// Fn2Nout (and E forms) wrap a function returning []R with a declared
+// nout and give a []Delayed[R] of that length; a function that returns a
+// slice of another length fails its task with a *NoutError naming it.
+// Nout is part of the wrapper's identity: one name wrapped with two nouts
+// is a *NameError. Without a declared length, a function returning a
+// slice gives a Delayed[[]T], and Index and Items address its elements.
 //
 // # Building is cheap
 //
@@ -107,10 +147,15 @@
 // # Errors
 //
 // Errors found while building (a name clash, a zero Delayed passed as an
-// argument) are sticky: they travel to every value built on the failed
-// one and come back from Err and Compute. A task that fails or panics
-// comes back as a *sched.TaskError naming its key. A value of the wrong
-// type reaching a wrapped function at run time (possible only through
-// FromGraph or hand-edited graphs) is a *TypeError inside that
-// TaskError, never a panic.
+// argument, an argument of Call of the wrong type or count) are sticky:
+// they travel to every value built on the failed one and come back from
+// Err and Compute. A task that fails or panics comes back as a
+// *sched.TaskError naming its key and op, wrapping the function's error
+// (errors.Is finds its sentinels) or a *sched.PanicError. That holds with
+// optimization on too: when optimize.Fuse has merged inc(add(fails(3),
+// 1)) into one task keyed like inc, the error still names fails and its
+// own key (TaskError.Fused names the task that ran it), as it does with
+// WithOptimize(false). A value of the wrong type reaching a wrapped
+// function at run time (possible only through FromGraph or hand-edited
+// graphs) is a *TypeError inside that TaskError, never a panic.
 package delayed

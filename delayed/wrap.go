@@ -38,9 +38,10 @@ var wrapped = struct {
 }{m: map[string]wrapEntry{}}
 
 type wrapEntry struct {
-	typ reflect.Type // nil for names reserved by this package
-	pc  uintptr
-	op  graph.Op
+	typ     reflect.Type // nil for names reserved by this package
+	pc      uintptr
+	variant string // what else the op's run function depends on: "nout=3"
+	op      graph.Op
 }
 
 // reserve claims name for an op of this package.
@@ -54,9 +55,17 @@ func reserve(name string, op graph.Op) {
 // FnOption configures a wrapper.
 type FnOption func(*wrapper)
 
-// Impure makes every call of the wrapper get a fresh, unique key (Dask's
-// pure=False): use it for functions with side effects or randomness, whose
-// calls must not be merged when their arguments are equal.
+// Pure makes the keys of the wrapper's calls deterministic (Dask's
+// pure=True): a token of the function's name and its arguments (the keys
+// of delayed ones, the values of plain ones), so that the same call built
+// twice is one task and graphs built apart merge. Use it for functions
+// without side effects whose result depends on their arguments only.
+func Pure() FnOption { return func(w *wrapper) { w.pure = true } }
+
+// Impure gives every call of the wrapper a fresh, unique key (Dask's
+// pure=False). It is the default; the option remains so that a wrapper
+// can say so, and so that code written when Pure was the default still
+// compiles.
 func Impure() FnOption { return func(w *wrapper) { w.pure = false } }
 
 // wrapper is what a FnK call builds once: the registered op, the key prefix
@@ -66,8 +75,15 @@ type wrapper struct {
 	opName string
 	prefix string // key prefix: the name after its last '.'
 	pure   bool
-	err    error
+	// variant is part of the function's identity in the registry beside
+	// its type and code: the nout of a Nout wrapper, which its op checks,
+	// so that one name cannot stand for two different checks.
+	variant string
+	err     error
 }
+
+// withVariant sets wrapper.variant.
+func withVariant(v string) FnOption { return func(w *wrapper) { w.variant = v } }
 
 // wrap registers f under name with the given run function, or finds the
 // earlier registration of the same function. Clashes are recorded in
@@ -75,7 +91,7 @@ type wrapper struct {
 // far from the wrap call, and the Delayed error path reports it with the
 // name.
 func wrap(name string, f any, run func(ctx context.Context, args []any) (any, error), opts []FnOption) *wrapper {
-	w := &wrapper{opName: OpPrefix + name, prefix: name, pure: true}
+	w := &wrapper{opName: OpPrefix + name, prefix: name}
 	if i := strings.LastIndexByte(name, '.'); i >= 0 && i < len(name)-1 {
 		w.prefix = name[i+1:]
 	}
@@ -106,6 +122,8 @@ func wrap(name string, f any, run func(ctx context.Context, args []any) (any, er
 			w.err = &NameError{Name: name, Reason: fmt.Sprintf("already wraps a %s, not a %s", e.typ, typ)}
 		case e.pc != pc:
 			w.err = &NameError{Name: name, Reason: "already wraps a different function of the same type"}
+		case e.variant != w.variant:
+			w.err = &NameError{Name: name, Reason: fmt.Sprintf("already wraps this function with %s, not %s", e.variant, w.variant)}
 		default:
 			w.op = e.op
 		}
@@ -117,7 +135,7 @@ func wrap(name string, f any, run func(ctx context.Context, args []any) (any, er
 	}
 	op := &graph.FuncOp{OpName: w.opName, Fn: run}
 	graph.Register(op)
-	wrapped.m[name] = wrapEntry{typ: typ, pc: pc, op: op}
+	wrapped.m[name] = wrapEntry{typ: typ, pc: pc, variant: w.variant, op: op}
 	w.op = op
 	return w
 }
@@ -144,7 +162,7 @@ func (w *wrapper) call(srcs ...argSource) *node {
 		args[i] = a
 		if d != nil {
 			if d.err != nil && n.err == nil {
-				n.err = d.err
+				n.err = w.argErr(d.err, i)
 			}
 			deps = append(deps, d)
 		}
@@ -153,6 +171,20 @@ func (w *wrapper) call(srcs ...argSource) *node {
 	n.deps = deps
 	n.key = w.key(args)
 	return n
+}
+
+// argErr names the wrapper and the argument's position in an error found
+// by Call while converting argument i, and returns any other error (a
+// sticky one from upstream) as it is.
+func (w *wrapper) argErr(err error, i int) error {
+	ae, ok := err.(*argError)
+	if !ok {
+		return err
+	}
+	if ae.count {
+		return &ArgCountError{Op: w.opName, Got: ae.got, Want: ae.want}
+	}
+	return &TypeError{Op: w.opName, Arg: i, Path: ae.path, Want: ae.wantType, Got: ae.gotType}
 }
 
 // key returns prefix-token: a token of the op name and the arguments' keys

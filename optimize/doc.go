@@ -15,9 +15,12 @@
 // keeping the requested keys; it is what Compute runs by default. Blockwise
 // fusion of array layers will join the pipeline between Inline and Fuse.
 //
-// Fused and inlined tasks are ordinary graph.Nested arguments: no new op
-// type, so the result encodes to JSON and runs on a remote worker like any
-// graph. Nesting is bounded by MaxNestDepth, which cuts long chains into
+// Fused and inlined tasks are ordinary graph.Nested arguments, so the
+// result encodes to JSON and runs on a remote worker like any graph. A
+// fused task's op is wrapped in a Fused op that keeps its original key:
+// when it fails or panics, the error (*FusedError, which package sched
+// reports as a *sched.TaskError under that key) names the task that
+// failed, not the top of its chain. Nesting is bounded by MaxNestDepth, which cuts long chains into
 // several tasks, because every consumer of arguments (graph.Resolve, the
 // JSON decoder, NodesEqual) recurses on them.
 //
@@ -62,7 +65,11 @@
 //     rely on. It can replace Order later behind the same signature.
 //   - Fusing into a new "fused" op holding a list of sub-tasks: a second
 //     representation for every scheduler and the codec to learn, where
-//     graph.Nested already says "run this in place".
+//     graph.Nested already says "run this in place". Fused is not that: it
+//     wraps one nested op and is an ordinary registered op.
+//   - Nested ops left bare, as the first version did: an error inside a
+//     fused chain then came back under the top task's key and op, so
+//     inc(add(fails(3), 1)) reported "inc" with fails's message.
 //   - Fusing without a depth bound: a 100,000-task chain would become one
 //     argument tree 100,000 levels deep that no encoder accepts.
 //   - Inlining every task with literal arguments: most are real work (a

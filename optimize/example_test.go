@@ -43,10 +43,12 @@ func ExampleFuse() {
 		return
 	}
 	c, _ := out.Get("c")
-	inner := c.Args[0]
-	fmt.Println(out.Keys(), c.Op.Name(), "of", inner.Op.Name(), "of", inner.List[0].Op.Name())
+	// The fused tasks are nested arguments whose ops remember their keys.
+	inner := c.Args[0].Op.(*optimize.Fused)
+	leaf := c.Args[0].List[0].Op.(*optimize.Fused)
+	fmt.Println(out.Keys(), c.Op.Name(), "of", inner.Op.Name(), inner.Key, "of", leaf.Op.Name(), leaf.Key)
 	// Output:
-	// [c] optimize_test.double of optimize_test.inc of optimize_test.leaf
+	// [c] optimize_test.double of optimize_test.inc b of optimize_test.leaf a
 }
 
 func ExampleOrder() {

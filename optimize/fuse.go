@@ -6,8 +6,10 @@ import "github.com/tessera-go/tessera/graph"
 // is a task with exactly one dependent is merged into it, and so on down
 // the chain. The fused task keeps the key, op and resources of the top of
 // the chain; the tasks below it become nested arguments (graph.Nested) in
-// place of the reference to them, so no new op is needed and the fused
-// graph still encodes to JSON and runs on any scheduler.
+// place of the reference to them, each under a Fused op that remembers its
+// key, so that its failure is reported under its own key and op rather
+// than the top's; the fused graph still encodes to JSON and runs on any
+// scheduler.
 //
 // A task p is fused into its dependent c only when all of these hold:
 //   - both are tasks (literals and aliases are Inline's business, and stay
@@ -101,8 +103,8 @@ func fuse(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *graph
 		for k := len(chain) - 2; k >= 0; k-- {
 			c := chain[k]
 			cn := g.At(int(c))
-			r := sub{arg: graph.Nested(g.At(int(cur)).Op, curArgs...), depth: curDepth + 1, ok: true}
 			curKey := g.Key(int(cur))
+			r := sub{arg: graph.Nested(fusedOp(g.At(int(cur)).Op, curKey), curArgs...), depth: curDepth + 1, ok: true}
 			args, depth, _, _ := rewrite(cn.Args, func(k graph.Key) sub {
 				if k == curKey {
 					return r
@@ -128,4 +130,13 @@ func fuse(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *graph
 		return nil, nil, err
 	}
 	return out, od, nil
+}
+
+// fusedOp wraps the op of a task fused into another under its key. An op
+// that is already a Fused keeps its original key.
+func fusedOp(op graph.Op, key graph.Key) graph.Op {
+	if f, ok := op.(*Fused); ok {
+		return f
+	}
+	return &Fused{Op: op, Key: key}
 }

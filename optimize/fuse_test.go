@@ -193,7 +193,8 @@ func TestFuseNests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := graph.Task(opInc, graph.Nested(opDbl, graph.Nested(opInc, graph.Ref("a"))))
+	want := graph.Task(opInc, graph.Nested(&optimize.Fused{Op: opDbl, Key: "c"},
+		graph.Nested(&optimize.Fused{Op: opInc, Key: "b"}, graph.Ref("a"))))
 	if got := mustGet(t, out, "d"); !graph.NodesEqual(got, &want) {
 		t.Errorf("fused d = %+v, want %+v", *got, want)
 	}

@@ -50,7 +50,11 @@
 // # Errors and cancellation
 //
 // A failing task gives a *TaskError naming its key and wrapping the cause;
-// a panicking one, a *TaskError wrapping a *PanicError. After the first
+// a panicking one, a *TaskError wrapping a *PanicError. A task that
+// optimize.Fuse nested inside another is still named by its own key and op
+// (its *optimize.FusedError becomes the TaskError, whose Fused field names
+// the task that ran it), so errors read the same with and without
+// optimization. After the first
 // error no task starts, and Get returns that error. Tasks receive a context
 // cancelled on the first error or when ctx is; Get returns ctx.Err() as
 // soon as ctx is done, even while tasks run (Threaded), and a worker exits

@@ -519,12 +519,28 @@ func (e *engine) run(k graph.Key, i int32, args []any) (v any, err error, _ []an
 	}
 	clear(args)
 	if err != nil {
-		var te *TaskError
-		if !errors.As(err, &te) || te.Key != k {
-			err = &TaskError{Key: k, Op: nd.Op.Name(), Err: err}
-		}
+		err = taskError(k, nd.Op.Name(), err)
 	}
 	return v, err, args[:0]
+}
+
+// taskError names the task that failed: k, or the task fused into k whose
+// *optimize.FusedError reached k's arguments unwrapped (graph.Resolve
+// returns a nested task's error as it is). An error that already is k's
+// TaskError is kept.
+func taskError(k graph.Key, op string, err error) error {
+	if fe, ok := err.(*optimize.FusedError); ok {
+		cause := fe.Err
+		if cause == nil {
+			cause = &PanicError{Value: fe.Panic, Stack: fe.Stack}
+		}
+		return &TaskError{Key: fe.Key, Op: fe.Op, Err: cause, Fused: k}
+	}
+	var te *TaskError
+	if errors.As(err, &te) && te.Key == k {
+		return err
+	}
+	return &TaskError{Key: k, Op: op, Err: err}
 }
 
 // resolve turns node i's arguments into values. References are resolved

@@ -14,13 +14,21 @@ type Scheduler interface {
 
 // TaskError is the error of a task that failed or panicked. It names the
 // key and wraps the cause, so errors.Is and errors.As see through it.
+//
+// When optimize.Fuse nested the failing task inside another, Key and Op
+// still name the task that failed, as they would without fusion, and Fused
+// names the task of the optimized graph that ran it.
 type TaskError struct {
-	Key graph.Key
-	Op  string // the op's name
-	Err error  // the cause; for a panic, a *PanicError
+	Key   graph.Key
+	Op    string    // the op's name
+	Err   error     // the cause; for a panic, a *PanicError
+	Fused graph.Key // the fused task that ran Key, or "" when Key ran as itself
 }
 
 func (e *TaskError) Error() string {
+	if e.Fused != "" {
+		return fmt.Sprintf("task %q (%s, fused into %q): %v", string(e.Key), e.Op, string(e.Fused), e.Err)
+	}
 	return fmt.Sprintf("task %q (%s): %v", string(e.Key), e.Op, e.Err)
 }
 

@@ -13,7 +13,9 @@ import (
 // readPartition is the registered op of ToChunkArray's blocks: reopen the
 // dataset from its spec (kind, parameters) and read frames rng[0]..rng[1].
 // Every argument is a literal that the graph codec encodes, so the blocks
-// run unchanged in another process.
+// run unchanged in another process. It is Pure: reading the same frames of
+// the same dataset twice gives the same block keys, so the arrays of two
+// ToChunkArray calls on one dataset merge.
 var readPartition = delayed.Fn3E("udfbridge.read_partition",
 	func(kind string, params []byte, rng []int) (*nd.Array, error) {
 		if len(rng) != 2 {
@@ -24,7 +26,7 @@ var readPartition = delayed.Fn3E("udfbridge.read_partition",
 			return nil, err
 		}
 		return ds.Read(context.Background(), rng[0], rng[1]-rng[0], nil, nil)
-	})
+	}, delayed.Pure())
 
 // ToChunkArray returns ds as a lazy chunkarray.Array with one block per
 // partition (boundaries as Partitions; partitions <= 0: the default count),

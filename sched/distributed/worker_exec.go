@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 )
 
@@ -575,11 +576,21 @@ func execute(ctx context.Context, spec *pb.TaskSpec, deps map[string]any, args [
 		v, err = node.Op.Run(ctx, args)
 	}
 	if err != nil {
-		f := &pb.Failure{Message: err.Error()}
-		f.Sentinel, _ = graph.ErrorName(err)
-		return nil, f, args
+		return nil, failureOf(err), args
 	}
 	return v, nil, args
+}
+
+// failureOf is the Failure of a task that returned err. A panic that
+// optimize.Fused recovered inside a fused task is still a panic to the
+// client (a *sched.PanicError); its Message names the fused task's key.
+func failureOf(err error) *pb.Failure {
+	f := &pb.Failure{Message: err.Error()}
+	if fe, ok := err.(*optimize.FusedError); ok && fe.Err == nil {
+		f.Panic, f.PanicValue, f.Stack = true, fmt.Sprint(fe.Panic), fe.Stack
+	}
+	f.Sentinel, _ = graph.ErrorName(err)
+	return f
 }
 
 // missingRef returns the first key args refer to that deps lacks.

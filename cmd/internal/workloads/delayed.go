@@ -12,11 +12,14 @@ import (
 func add(a, b int) int { return a + b }
 func square(x int) int { return x * x }
 
+// The sum of squares is pure, so that its keys, and the golden pictures
+// drawn from them, are the same on every run.
 var (
-	delayedAdd    = delayed.Fn2("workloads.add", add)
-	delayedSquare = delayed.Fn1("workloads.square", square)
-	// delayed_tree's additions are impure (pure=False in the baseline), so
-	// every Build gives fresh keys and no scheduler can reuse a result.
+	delayedAdd    = delayed.Fn2("workloads.add", add, delayed.Pure())
+	delayedSquare = delayed.Fn1("workloads.square", square, delayed.Pure())
+	// delayed_tree's additions are impure (pure=False in the baseline, and
+	// the default), so every Build gives fresh keys and no scheduler can
+	// reuse a result.
 	delayedAddImpure = delayed.Fn2("workloads.add", add, delayed.Impure())
 )
 
