@@ -29,7 +29,7 @@ func securityFlags(fs *flag.FlagSet) (build func() (Security, error), insecure *
 	ca := fs.String("tls-ca", "", "PEM `file` of the CA that signs every peer's certificate (mutual TLS; with -tls-cert and -tls-key)")
 	cert := fs.String("tls-cert", "", "PEM certificate `file` of this process")
 	key := fs.String("tls-key", "", "PEM private key `file` of -tls-cert")
-	name := fs.String("tls-server-name", "", "`name` checked in the certificates of the servers dialed (tessera for certificates from `tessera certs`); default the dialed host")
+	name := fs.String("tls-server-name", "", "`name` checked in the certificates of the servers dialed (tessera for certificates from tessera certs); default the dialed host")
 	tokenFile := fs.String("token-file", "", "`file` holding the cluster token; default the "+tokenEnv+" environment variable")
 	insecure = fs.Bool("insecure", false, "listen beyond loopback without TLS and a token: anyone who reaches the port can run tasks or read values (refused without this flag)")
 	return func() (Security, error) {
