@@ -61,6 +61,8 @@ func SchedulerFlags(fs *flag.FlagSet) func() (SchedulerOptions, error) {
 	failures := fs.Int("allowed-failures", 3, "workers that may die running one task before it is the job's error")
 	saturation := fs.Float64("worker-saturation", 2, "root tasks per worker thread queued at most")
 	timeout := fs.Duration("worker-timeout", 10*time.Second, "a worker silent this long is lost")
+	maxTasks := fs.Int("max-job-tasks", DefaultMaxJobTasks, "tasks one job may have; a larger job fails at once")
+	maxBytes := fs.String("max-job-bytes", "4GiB", "bytes of task definitions one job may send, e.g. 512MiB; a larger job fails at once")
 	sec, insecure := securityFlags(fs)
 	return func() (SchedulerOptions, error) {
 		s, err := sec()
@@ -76,10 +78,17 @@ func SchedulerFlags(fs *flag.FlagSet) func() (SchedulerOptions, error) {
 		if *timeout <= 0 {
 			return SchedulerOptions{}, fmt.Errorf("-worker-timeout %v: want a positive duration", *timeout)
 		}
+		if *maxTasks <= 0 {
+			return SchedulerOptions{}, fmt.Errorf("-max-job-tasks %d: want a positive number", *maxTasks)
+		}
+		jobBytes, err := parseSizeFlag(*maxBytes)
+		if err != nil || jobBytes <= 0 {
+			return SchedulerOptions{}, fmt.Errorf("-max-job-bytes %q: want a positive size such as 4GiB", *maxBytes)
+		}
 		return SchedulerOptions{
 			Address: *addr, StatusAddress: *status, Security: s,
 			AllowedFailures: *failures, WorkerSaturation: *saturation, WorkerTimeout: *timeout,
-			Insecure: *insecure,
+			MaxJobTasks: *maxTasks, MaxJobBytes: jobBytes, Insecure: *insecure,
 		}, nil
 	}
 }

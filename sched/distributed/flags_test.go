@@ -136,3 +136,30 @@ func TestSchedulerFlags(t *testing.T) {
 		t.Errorf("SchedulerFlags = %+v", got)
 	}
 }
+
+// The per-job budgets reach SchedulerOptions from their flags, with the
+// documented defaults, and bad values are errors.
+func TestSchedulerBudgetFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args  string
+		tasks int
+		bytes int64
+		bad   bool
+	}{
+		{"", DefaultMaxJobTasks, DefaultMaxJobBytes, false},
+		{"-max-job-tasks 1000 -max-job-bytes 512MiB", 1000, 512 << 20, false},
+		{"-max-job-tasks 0", 0, 0, true},
+		{"-max-job-bytes 0", 0, 0, true},
+		{"-max-job-bytes lots", 0, 0, true},
+	} {
+		fs := flag.NewFlagSet("scheduler", flag.ContinueOnError)
+		build := SchedulerFlags(fs)
+		if err := fs.Parse(strings.Fields(tc.args)); err != nil {
+			t.Fatal(err)
+		}
+		o, err := build()
+		if (err != nil) != tc.bad || (!tc.bad && (o.MaxJobTasks != tc.tasks || o.MaxJobBytes != tc.bytes)) {
+			t.Errorf("%q: tasks %d bytes %d err %v; want %d, %d, error %v", tc.args, o.MaxJobTasks, o.MaxJobBytes, err, tc.tasks, tc.bytes, tc.bad)
+		}
+	}
+}

@@ -41,6 +41,14 @@ type SchedulerOptions struct {
 	WorkerSaturation float64
 	// Logger receives the scheduler's log; default slog.Default().
 	Logger *slog.Logger
+	// MaxJobTasks bounds the tasks of one job and MaxJobBytes the bytes of
+	// its task definitions (keys, encoded nodes, dependency lists), so
+	// that one client cannot exhaust the scheduler's memory: a job past
+	// either fails at once with a BAD_GRAPH error saying which limit.
+	// Defaults 10,000,000 tasks and 4 GiB (a 5M-task tree of delayed
+	// calls is about 0.3 GB of definitions).
+	MaxJobTasks int
+	MaxJobBytes int64
 	// Insecure allows Address or StatusAddress beyond loopback without
 	// mutual TLS and a token (ErrInsecure otherwise): anyone who reaches
 	// the port can then run tasks. The log and the status say so.

@@ -155,8 +155,20 @@ func schedulerDefaults(o SchedulerOptions) SchedulerOptions {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.MaxJobTasks <= 0 {
+		o.MaxJobTasks = DefaultMaxJobTasks
+	}
+	if o.MaxJobBytes <= 0 {
+		o.MaxJobBytes = DefaultMaxJobBytes
+	}
 	return o
 }
+
+// The defaults of SchedulerOptions.MaxJobTasks and MaxJobBytes.
+const (
+	DefaultMaxJobTasks = 10_000_000
+	DefaultMaxJobBytes = 4 << 30
+)
 
 // Addr returns the control plane's host:port, the one listened on (with
 // the port chosen when Address asked for port 0).

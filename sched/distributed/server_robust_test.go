@@ -197,3 +197,29 @@ func TestServerRefusesUnassignedResults(t *testing.T) {
 		t.Errorf("the rogue was not told to drop x (releases %v)", released)
 	}
 }
+
+// One client cannot exhaust the scheduler's memory: a job past
+// MaxJobTasks or MaxJobBytes fails at once saying which limit, and the
+// scheduler goes on running jobs within them.
+func TestServerJobBudgets(t *testing.T) {
+	s := newTestServer(t, SchedulerOptions{MaxJobTasks: 20, MaxJobBytes: 4000})
+	sim := newSim()
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a"})
+	big := treeGraph(16) // 31 tasks
+	c := submit(t, s, Security{}, tdefs(big), &pb.Run{Outputs: []int32{int32(len(big) - 1)}})
+	eventually(t, "the job's error", func() bool { return c.jobError() != nil })
+	if e := c.jobError(); e.Kind != pb.JobError_BAD_GRAPH || !strings.Contains(e.Message, "MaxJobTasks") {
+		t.Errorf("31 tasks: %v, want BAD_GRAPH naming MaxJobTasks", e)
+	}
+	fat := []tnode{{key: "fat", op: strings.Repeat("x", 5000)}}
+	c = submit(t, s, Security{}, tdefs(fat), &pb.Run{Outputs: []int32{0}})
+	eventually(t, "the job's error", func() bool { return c.jobError() != nil })
+	if e := c.jobError(); e.Kind != pb.JobError_BAD_GRAPH || !strings.Contains(e.Message, "MaxJobBytes") {
+		t.Errorf("5000-byte task: %v, want BAD_GRAPH naming MaxJobBytes", e)
+	}
+	small := tdefs(treeGraph(8)) // 15 tasks
+	outs := []int32{int32(len(small) - 1)}
+	c = submit(t, s, Security{}, small, &pb.Run{Outputs: outs})
+	eventually(t, "outputs", func() bool { return c.outputsReady(outs) })
+	c.checkOutputs(sim, small, outs)
+}

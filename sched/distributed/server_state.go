@@ -114,6 +114,7 @@ type srvJob struct {
 	id      uint64
 	name    string
 	defs    []*pb.TaskDef
+	bytes   int64 // of defs, counted against MaxJobBytes
 	index   map[string]int32
 	run     bool
 	events  bool
@@ -452,6 +453,11 @@ func (s *Server) dropJob(j *srvJob) {
 	s.balance()
 }
 
+// defOverhead is what a task definition costs the scheduler beyond its
+// key, node and dependency bytes (the TaskDef and the per-task state
+// slices), counted against MaxJobBytes.
+const defOverhead = 128
+
 func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 	if j.over {
 		return
@@ -460,6 +466,19 @@ func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 		if j.run {
 			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
 				Message: fmt.Sprintf("%d tasks sent after run (first %q)", len(m.Tasks), m.Tasks[0].Key)})
+			return
+		}
+		if len(j.defs)+len(m.Tasks) > s.opts.MaxJobTasks {
+			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
+				Message: fmt.Sprintf("the job has more than %d tasks, the scheduler's limit per job (MaxJobTasks)", s.opts.MaxJobTasks)})
+			return
+		}
+		for _, d := range m.Tasks {
+			j.bytes += int64(len(d.Key)+len(d.Node)+4*len(d.Deps)) + defOverhead
+		}
+		if j.bytes > s.opts.MaxJobBytes {
+			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
+				Message: fmt.Sprintf("the job's task definitions pass %d bytes, the scheduler's limit per job (MaxJobBytes)", s.opts.MaxJobBytes)})
 			return
 		}
 		j.defs = append(j.defs, m.Tasks...)
