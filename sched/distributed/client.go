@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +64,14 @@ func Connect(ctx context.Context, address string, opts ClientOptions) (*Client, 
 		conn.Close()
 		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
 	}
-	return &Client{conn: conn, sched: pb.NewSchedulerClient(conn), data: newDataClient(opts.Security), opts: opts, addr: address}, nil
+	data := newDataClient(opts.Security)
+	switch {
+	case opts.MaxResultBytes > 0:
+		data.maxValue = opts.MaxResultBytes
+	case opts.MaxResultBytes == 0:
+		data.maxValue = defaultMaxResult()
+	}
+	return &Client{conn: conn, sched: pb.NewSchedulerClient(conn), data: data, opts: opts, addr: address}, nil
 }
 
 // waitReady waits until conn (to address, dialed with sec) is up, bounded
@@ -103,6 +114,27 @@ func waitReady(ctx context.Context, conn *grpc.ClientConn, address string, sec S
 			return fmt.Errorf("not reachable after 30 s (connection %v)", st)
 		}
 	}
+}
+
+// defaultMaxResult is ClientOptions.MaxResultBytes's default: half of
+// MemTotal from /proc/meminfo, or 16 GiB where that cannot be read.
+func defaultMaxResult() int64 {
+	const fallback = 16 << 30
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return fallback
+	}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || kb <= 0 || kb > math.MaxInt64/1024 {
+				return fallback
+			}
+			return kb * 1024 / 2
+		}
+	}
+	return fallback
 }
 
 // Close closes the client's connections. Gets under way fail.
@@ -509,6 +541,10 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 			// with the codec on the worker, or here) fails the same way
 			// from anywhere and after any recomputation: it is the
 			// task's error, at once, not a loss to recompute forever.
+			var big *ValueTooLargeError
+			if errors.As(f.err, &big) {
+				return big
+			}
 			var ce *valueCodecError
 			if errors.As(f.err, &ce) {
 				t := f.idx[0]

@@ -183,6 +183,11 @@ type inFrame struct {
 	size    int64
 	missing bool
 	data    []byte
+	// limit, when positive, bounds a value's declared size: a first frame
+	// declaring more sets tooLarge and keeps none of its bytes, so that
+	// nothing near the size is allocated.
+	limit    int64
+	tooLarge bool
 }
 
 // frameCodec is the data plane's gRPC codec: outFrame and inFrame as
@@ -261,6 +266,11 @@ func (frameCodec) Unmarshal(data mem.BufferSlice, v any) error {
 			f.missing = n != 0
 		case num == 3 && typ == protowire.BytesType:
 			l := len(f.data)
+			if f.data == nil && f.limit > 0 && f.size > f.limit {
+				f.tooLarge = true
+				r.Discard(int(n))
+				continue
+			}
 			if f.data == nil && f.size >= int64(n) {
 				// The first frame of a value: allocate it whole (up to
 				// 1 GiB; beyond, it grows as bytes come, so that a lying
@@ -348,6 +358,9 @@ type dataClient struct {
 	sec Security
 	// idle bounds the wait for each frame of a fetch (fetchIdleTimeout).
 	idle time.Duration
+	// maxValue, when positive, bounds the size of one fetched value
+	// (ClientOptions.MaxResultBytes for a client).
+	maxValue int64
 
 	mu     sync.Mutex
 	conns  map[string]*grpc.ClientConn
@@ -364,6 +377,18 @@ const fetchIdleTimeout = time.Minute
 
 func newDataClient(sec Security) *dataClient {
 	return &dataClient{sec: sec, idle: fetchIdleTimeout, conns: map[string]*grpc.ClientConn{}}
+}
+
+// ValueTooLargeError is the error of a fetch whose value is larger than the
+// fetching process accepts (ClientOptions.MaxResultBytes): it is refused
+// before its bytes are allocated.
+type ValueTooLargeError struct {
+	Address, Key string
+	Size, Limit  int64
+}
+
+func (e *ValueTooLargeError) Error() string {
+	return fmt.Sprintf("distributed: value %q at %s is %d bytes, more than this process accepts (%d bytes; ClientOptions.MaxResultBytes)", e.Key, e.Address, e.Size, e.Limit)
 }
 
 // StalledPeerError is the cause of a fetch's error when the peer sent
@@ -457,7 +482,7 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 		return fail(err)
 	}
 	for i, key := range keys {
-		var f inFrame
+		f := inFrame{limit: d.maxValue}
 		err := stream.RecvMsg(&f)
 		watchdog.Reset(d.idle)
 		if err == io.EOF {
@@ -482,6 +507,9 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 		if f.missing {
 			got(i, nil, false)
 			continue
+		}
+		if f.tooLarge {
+			return fail(&ValueTooLargeError{Address: addr, Key: key, Size: f.size, Limit: d.maxValue})
 		}
 		size := f.size
 		if size < int64(len(f.data)) || size > 1<<46 {

@@ -346,3 +346,48 @@ func TestUnregisteredResultFails(t *testing.T) {
 		t.Errorf("error %q does not name the type", err)
 	}
 }
+
+// A result larger than the client's MaxResultBytes fails Get with a
+// *ValueTooLargeError naming the key and both sizes, without fetching it;
+// a result within the limit, and any result with no limit, is fetched.
+func TestMaxResultBytes(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, ThreadsPerWorker: 1, InProcess: true})
+	g := graph.New(2)
+	if err := g.AddTask("big-1", bytesOp, graph.Lit(1<<20), graph.Lit(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AddTask("small-1", bytesOp, graph.Lit(100), graph.Lit(4)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		limit int64
+		key   graph.Key
+		ok    bool
+	}{
+		{1000, "big-1", false},
+		{1000, "small-1", true},
+		{-1, "big-1", true},
+		{0, "big-1", true}, // the default, half the machine's memory
+	} {
+		cl, err := Connect(ctx, c.Server().Addr(), ClientOptions{MaxResultBytes: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := cl.Get(ctx, g, []graph.Key{tc.key})
+		cl.Close()
+		if tc.ok {
+			if err != nil || len(got[0].([]byte)) == 0 {
+				t.Errorf("limit %d, %s: %v", tc.limit, tc.key, err)
+			}
+			continue
+		}
+		var big *ValueTooLargeError
+		if !errors.As(err, &big) || big.Key != string(tc.key) || big.Size < 1<<20 || big.Limit != tc.limit {
+			t.Errorf("limit %d, %s: %v, want a *ValueTooLargeError naming the key and sizes", tc.limit, tc.key, err)
+		}
+	}
+	if d := defaultMaxResult(); d <= 0 {
+		t.Errorf("defaultMaxResult() = %d", d)
+	}
+}

@@ -107,4 +107,11 @@ type ClientOptions struct {
 	Retries int
 	// Name names the client's jobs in the status endpoint.
 	Name string
+	// MaxResultBytes bounds the size of one result fetched from the
+	// workers: a larger one fails Get with a *ValueTooLargeError before
+	// its bytes are allocated (a 80 GB result once crashed the client
+	// out of memory). Default half of the machine's memory (MemTotal in
+	// /proc/meminfo), or 16 GiB where that cannot be read; negative: no
+	// limit.
+	MaxResultBytes int64
 }
