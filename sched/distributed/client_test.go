@@ -341,12 +341,18 @@ func TestJobErrorMapping(t *testing.T) {
 		{"no worker", &pb.JobError{Index: tb, Kind: pb.JobError_NO_WORKER, Message: "no worker offers GPU=1"},
 			func(err error) bool {
 				var je *JobError
-				return errors.As(err, &je) && je.Key == "b" && je.Kind == "no worker" && je.Message == "no worker offers GPU=1"
+				return errors.As(err, &je) && je.Key == "b" && je.Kind == "no worker" && je.Message == "no worker offers GPU=1" &&
+					errors.Is(err, ErrNoWorker) && !errors.Is(err, ErrBadGraph)
 			}},
 		{"internal without task", &pb.JobError{Index: -1, Kind: pb.JobError_INTERNAL, Message: "bug"},
 			func(err error) bool {
 				var je *JobError
-				return errors.As(err, &je) && je.Key == "" && je.Kind == "internal"
+				return errors.As(err, &je) && je.Key == "" && je.Kind == "internal" && errors.Is(err, ErrInternal) && !errors.Is(err, ErrNoWorker)
+			}},
+		{"bad graph", &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH, Message: "the job asks for no outputs"},
+			func(err error) bool {
+				var je *JobError
+				return errors.As(err, &je) && je.Kind == "bad graph" && errors.Is(err, ErrBadGraph) && !errors.Is(err, ErrInternal)
 			}},
 	}
 	for _, tt := range tests {

@@ -47,13 +47,34 @@ func (e *KilledWorkerError) Error() string {
 // JobError is the error of a computation that the scheduler refused or
 // could not run, for a reason other than a task's own failure: Kind is
 // "no worker" (no connected worker offers the resources of task Key),
-// "bad graph" (the job's graph reached the scheduler malformed, an
-// internal error of the client) or "internal". Key is "" when no task is
-// at fault.
+// "bad graph" (the job's graph reached the scheduler malformed or past
+// its limits) or "internal". Key is "" when no task is at fault. The
+// sentinels ErrNoWorker, ErrBadGraph and ErrInternal match a JobError of
+// their kind with errors.Is, so callers need not compare strings.
 type JobError struct {
 	Kind    string
 	Key     graph.Key
 	Message string
+}
+
+// The kinds of JobError, for errors.Is.
+var (
+	ErrNoWorker = errors.New("distributed: no worker")
+	ErrBadGraph = errors.New("distributed: bad graph")
+	ErrInternal = errors.New("distributed: internal error")
+)
+
+// Is reports whether target is the sentinel of e's Kind.
+func (e *JobError) Is(target error) bool {
+	switch e.Kind {
+	case "no worker":
+		return target == ErrNoWorker
+	case "bad graph":
+		return target == ErrBadGraph
+	case "internal", "task", "killed worker":
+		return target == ErrInternal
+	}
+	return false
 }
 
 func (e *JobError) Error() string {
