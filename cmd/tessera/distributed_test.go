@@ -26,9 +26,9 @@ func TestCerts(t *testing.T) {
 	if code := run(context.Background(), []string{"certs", "-dir", dir, "-hosts", "sched.example.org,10.0.0.2", "-days", "30"}, &out, &errb); code != 0 {
 		t.Fatalf("certs exit %d: %s", code, errb.String())
 	}
-	// Loadable: the pair parses, and the CA verifies the node certificate
-	// for the names asked for.
-	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "node.pem"), filepath.Join(dir, "node-key.pem"))
+	// Loadable: the pair parses, and the CA verifies the scheduler's
+	// certificate for the names asked for.
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "scheduler.pem"), filepath.Join(dir, "scheduler-key.pem"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +46,16 @@ func TestCerts(t *testing.T) {
 	}
 	for _, name := range []string{"tessera", "sched.example.org", "10.0.0.2", "127.0.0.1"} {
 		if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: name, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
-			t.Errorf("node.pem for %s: %v", name, err)
+			t.Errorf("scheduler.pem for %s: %v", name, err)
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "node-key.pem")); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("node-key.pem mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	for _, k := range []string{"ca-key.pem", "scheduler-key.pem", "worker-key.pem", "client-key.pem"} {
+		if fi, err := os.Stat(filepath.Join(dir, k)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %v (%v), want 0600", k, fi.Mode().Perm(), err)
+		}
 	}
 	// The flags it prints are the files it wrote.
-	for _, f := range []string{"-tls-ca " + filepath.Join(dir, "ca.pem"), "-tls-cert " + filepath.Join(dir, "node.pem"), "-tls-key " + filepath.Join(dir, "node-key.pem"), "-tls-server-name tessera"} {
+	for _, f := range []string{"-tls-ca " + filepath.Join(dir, "ca.pem"), "-tls-cert " + filepath.Join(dir, "scheduler.pem"), "-tls-key " + filepath.Join(dir, "worker-key.pem"), "-tls-server-name tessera"} {
 		if !strings.Contains(out.String(), f) {
 			t.Errorf("output lacks %q:\n%s", f, out.String())
 		}

@@ -39,7 +39,9 @@ type ClusterOptions struct {
 	// under os.TempDir().
 	SpillDir string
 	// Security is used by every process of the cluster: the scheduler (when
-	// Scheduler.Security is zero), the workers and the client.
+	// Scheduler.Security is zero), the workers and the client, each with
+	// the certificate of its role when Security's is one of GenerateCerts'
+	// role files (Security.ForRole): CertSecurity(dir, token) is enough.
 	Security Security
 	// Scheduler configures the embedded scheduler; its Address defaults to
 	// a free loopback port.
@@ -154,7 +156,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 	}
 	so := opts.Scheduler
 	if so.Security == (Security{}) {
-		so.Security = opts.Security
+		so.Security = opts.Security.ForRole(RoleScheduler)
 	}
 	srv, err := NewServer(so)
 	if err != nil {
@@ -180,7 +182,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
-	c.client, err = Connect(ctx, srv.Addr(), ClientOptions{Security: opts.Security})
+	c.client, err = Connect(ctx, srv.Addr(), ClientOptions{Security: opts.Security.ForRole(RoleClient)})
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -262,7 +264,7 @@ func (c *Cluster) start(ctx context.Context, res map[string]float64) (*WorkerPro
 	opts := WorkerOptions{
 		Scheduler: c.server.Addr(), Name: name, Threads: c.opts.ThreadsPerWorker,
 		Resources: res, MemoryLimit: c.opts.MemoryLimit, SpillDir: c.opts.SpillDir,
-		Security: c.opts.Security,
+		Security: c.opts.Security.ForRole(RoleWorker),
 	}
 	p := &WorkerProcess{Name: name, done: make(chan struct{})}
 	if c.opts.InProcess {

@@ -189,7 +189,7 @@ func TestFetchFailures(t *testing.T) {
 		if err := GenerateCerts(dir, nil, 24*3600e9); err != nil {
 			t.Fatal(err)
 		}
-		sec := CertSecurity(dir, "tok")
+		sec := RoleSecurity(dir, RoleWorker, "tok")
 		addr := startDataServer(t, sec, &mapSource{vals: map[string]any{"a": "x"}})
 		d := newDataClient(sec)
 		defer d.close()

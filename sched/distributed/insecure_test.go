@@ -18,8 +18,8 @@ func TestInsecureRefusedByDefault(t *testing.T) {
 	if err := GenerateCerts(dir, nil, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	full := CertSecurity(dir, "tok")
-	tlsOnly := CertSecurity(dir, "")
+	full := RoleSecurity(dir, RoleScheduler, "tok")
+	tlsOnly := RoleSecurity(dir, RoleScheduler, "")
 	for _, tc := range []struct {
 		name     string
 		opts     SchedulerOptions

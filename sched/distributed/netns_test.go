@@ -47,7 +47,7 @@ func TestNetns(t *testing.T) {
 	srv, err := NewServer(SchedulerOptions{
 		Address:       net.JoinHostPort(n.gateway, "0"),
 		StatusAddress: net.JoinHostPort(n.gateway, "0"),
-		Security:      sec,
+		Security:      sec.ForRole(RoleScheduler),
 		Logger:        slog.New(slog.NewTextHandler(schedLog, nil)),
 	})
 	if err != nil {
@@ -69,7 +69,7 @@ func TestNetns(t *testing.T) {
 	for _, h := range n.hosts {
 		args := []string{"-scheduler", srv.Addr(), "-listen", net.JoinHostPort(h.addr, "0"),
 			"-name", "host-" + h.letter, "-threads", "1", "-resources", h.resource + "=1", "-connect-timeout", "10s"}
-		workers = append(workers, startNsWorker(t, h.ns, append(args, secFlags(sec, tokenFile)...)))
+		workers = append(workers, startNsWorker(t, h.ns, append(args, secFlags(sec.ForRole(RoleWorker), tokenFile)...)))
 	}
 	waitWorkers(t, srv, workers)
 
@@ -185,14 +185,19 @@ func TestNetns(t *testing.T) {
 		}
 	}
 	t.Run("worker without token", func(t *testing.T) {
-		intruder(t, "intruder-token", sec, "", "refused a call without the cluster token")
+		intruder(t, "intruder-token", sec.ForRole(RoleWorker), "", "refused a call without the cluster token")
+	})
+	t.Run("client certificate registering as a worker", func(t *testing.T) {
+		// Every client holds the token and a certificate of the cluster's
+		// CA; only worker certificates may register as workers.
+		intruder(t, "intruder-client", sec, tokenFile, "refused a peer whose certificate is for another role")
 	})
 	t.Run("worker with a foreign CA", func(t *testing.T) {
 		foreign := filepath.Join(t.TempDir(), "foreign")
 		if err := GenerateCerts(foreign, nil, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		intruder(t, "intruder-ca", CertSecurity(foreign, token), tokenFile, "refused a connection at the TLS handshake")
+		intruder(t, "intruder-ca", RoleSecurity(foreign, RoleWorker, token), tokenFile, "refused a connection at the TLS handshake")
 	})
 
 	// The cluster still computes after the intruders.

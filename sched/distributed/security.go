@@ -216,6 +216,8 @@ func unauthenticated(err error) error {
 		return err
 	}
 	switch {
+	case st.Code() == codes.PermissionDenied:
+		return fmt.Errorf("%w: %w: %s", ErrUnauthenticated, ErrWrongRole, st.Message())
 	case st.Code() == codes.Unauthenticated,
 		st.Code() == codes.Unavailable && (strings.Contains(st.Message(), "certificate") || strings.Contains(st.Message(), "tls:")):
 		return fmt.Errorf("%w: %s", ErrUnauthenticated, st.Message())
@@ -223,18 +225,77 @@ func unauthenticated(err error) error {
 	return err
 }
 
-// GenerateCerts writes a self-signed CA and one certificate signed by it
-// into dir, for tests and small clusters: ca.pem, ca-key.pem, node.pem and
-// node-key.pem. The node certificate serves both ends of every connection
-// (server and client authentication) and names "tessera", "localhost",
-// 127.0.0.1, ::1 and hosts (names or IP addresses). Keys are ECDSA P-256;
+// The roles a certificate can carry (GenerateCerts writes one certificate
+// per role). The scheduler accepts worker sessions only from worker
+// certificates and jobs and status requests only from client
+// certificates, so that a client holding the cluster's token cannot
+// register as a worker and hand other clients forged results. A
+// certificate without a role (node.pem from older versions of
+// GenerateCerts) is accepted in every role, with a warning in the log.
+const (
+	RoleScheduler = "scheduler"
+	RoleWorker    = "worker"
+	RoleClient    = "client"
+)
+
+// roleOU marks a certificate's role in its subject's organizational unit.
+const roleOU = "tessera-role:"
+
+// certRole returns the role a certificate carries, or "" for none.
+func certRole(c *x509.Certificate) string {
+	for _, ou := range c.Subject.OrganizationalUnit {
+		if r, ok := strings.CutPrefix(ou, roleOU); ok {
+			return r
+		}
+	}
+	return ""
+}
+
+// peerRole returns the role in the certificate of the peer of ctx: ok is
+// false when the connection has no verified certificate (no TLS), and role
+// is "" for a certificate without a role.
+func peerRole(ctx context.Context) (role string, ok bool) {
+	p, found := peer.FromContext(ctx)
+	if !found || p.AuthInfo == nil {
+		return "", false
+	}
+	info, isTLS := p.AuthInfo.(credentials.TLSInfo)
+	if !isTLS || len(info.State.PeerCertificates) == 0 {
+		return "", false
+	}
+	return certRole(info.State.PeerCertificates[0]), true
+}
+
+// ErrWrongRole is the cause of a refusal of a peer whose certificate is
+// for another role (a client certificate registering as a worker).
+var ErrWrongRole = errors.New("distributed: the peer's certificate is not for this role")
+
+// GenerateCerts writes a self-signed CA and one certificate per role signed
+// by it into dir, for tests and clusters: ca.pem and ca-key.pem (keep
+// ca-key.pem off the cluster), scheduler.pem, worker.pem and client.pem
+// with their keys scheduler-key.pem, worker-key.pem and client-key.pem.
+// Each names "tessera", "localhost", 127.0.0.1, ::1 and hosts (names or
+// IP addresses) and carries its role; the scheduler's authenticates a
+// server, the client's a client, the worker's both (workers serve data
+// and dial the scheduler and each other). Keys are ECDSA P-256;
 // certificates are valid for validFor from now. Private keys are written
 // with mode 0600. Existing files are not overwritten: that is an error.
 func GenerateCerts(dir string, hosts []string, validFor time.Duration) error {
 	if validFor <= 0 {
 		return fmt.Errorf("distributed: GenerateCerts: validity %v is not positive", validFor)
 	}
-	names := []string{"ca.pem", "ca-key.pem", "node.pem", "node-key.pem"}
+	roles := []struct {
+		role string
+		eku  []x509.ExtKeyUsage
+	}{
+		{RoleScheduler, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}},
+		{RoleWorker, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}},
+		{RoleClient, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}},
+	}
+	names := []string{"ca.pem", "ca-key.pem"}
+	for _, r := range roles {
+		names = append(names, r.role+".pem", r.role+"-key.pem")
+	}
 	for _, n := range names {
 		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 			return fmt.Errorf("distributed: GenerateCerts: %s exists; not overwriting it", filepath.Join(dir, n))
@@ -269,73 +330,108 @@ func GenerateCerts(dir string, hosts []string, validFor time.Duration) error {
 	if err != nil {
 		return err
 	}
-	nodeKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	nodeTmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "tessera"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validFor),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		DNSNames:     []string{"tessera", "localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	for _, h := range hosts {
-		h = strings.TrimSpace(h)
-		switch ip := net.ParseIP(h); {
-		case h == "":
-		case ip != nil:
-			nodeTmpl.IPAddresses = append(nodeTmpl.IPAddresses, ip)
-		default:
-			nodeTmpl.DNSNames = append(nodeTmpl.DNSNames, h)
-		}
-	}
-	nodeDER, err := x509.CreateCertificate(rand.Reader, nodeTmpl, caCert, &nodeKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	writePEM := func(name, typ string, der []byte, mode os.FileMode) error {
-		b := pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-		return os.WriteFile(filepath.Join(dir, name), b, mode)
-	}
 	caKeyDER, err := x509.MarshalECPrivateKey(caKey)
 	if err != nil {
 		return err
 	}
-	nodeKeyDER, err := x509.MarshalECPrivateKey(nodeKey)
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct {
+	type file struct {
 		name, typ string
 		der       []byte
 		mode      os.FileMode
-	}{
-		{"ca.pem", "CERTIFICATE", caDER, 0o644},
-		{"ca-key.pem", "EC PRIVATE KEY", caKeyDER, 0o600},
-		{"node.pem", "CERTIFICATE", nodeDER, 0o644},
-		{"node-key.pem", "EC PRIVATE KEY", nodeKeyDER, 0o600},
-	} {
-		if err := writePEM(f.name, f.typ, f.der, f.mode); err != nil {
+	}
+	files := []file{{"ca.pem", "CERTIFICATE", caDER, 0o644}, {"ca-key.pem", "EC PRIVATE KEY", caKeyDER, 0o600}}
+	for _, r := range roles {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return err
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber: serial(),
+			Subject:      pkix.Name{CommonName: "tessera", OrganizationalUnit: []string{roleOU + r.role}},
+			NotBefore:    now.Add(-time.Hour),
+			NotAfter:     now.Add(validFor),
+			KeyUsage:     x509.KeyUsageDigitalSignature,
+			ExtKeyUsage:  r.eku,
+			DNSNames:     []string{"tessera", "localhost"},
+			IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		}
+		for _, h := range hosts {
+			h = strings.TrimSpace(h)
+			switch ip := net.ParseIP(h); {
+			case h == "":
+			case ip != nil:
+				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+			default:
+				tmpl.DNSNames = append(tmpl.DNSNames, h)
+			}
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+		if err != nil {
+			return err
+		}
+		keyDER, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			return err
+		}
+		files = append(files, file{r.role + ".pem", "CERTIFICATE", der, 0o644}, file{r.role + "-key.pem", "EC PRIVATE KEY", keyDER, 0o600})
+	}
+	for _, f := range files {
+		b := pem.EncodeToMemory(&pem.Block{Type: f.typ, Bytes: f.der})
+		if err := os.WriteFile(filepath.Join(dir, f.name), b, f.mode); err != nil {
 			return fmt.Errorf("distributed: GenerateCerts: %w", err)
 		}
 	}
 	return nil
 }
 
-// CertSecurity returns the Security that uses the files GenerateCerts
-// wrote into dir, with the server name "tessera" and token.
-func CertSecurity(dir, token string) Security {
+// CertSecurity returns the client's Security from the files GenerateCerts
+// wrote into dir (client.pem; node.pem where an older GenerateCerts wrote
+// that one instead), with the server name "tessera" and token. Use
+// RoleSecurity for a scheduler or a worker.
+func CertSecurity(dir, token string) Security { return RoleSecurity(dir, RoleClient, token) }
+
+// RoleSecurity returns the Security of a process in role (RoleScheduler,
+// RoleWorker or RoleClient) from the files GenerateCerts wrote into dir:
+// ca.pem, ROLE.pem and ROLE-key.pem, or node.pem and node-key.pem where
+// ROLE.pem does not exist (certificates without roles); the server name
+// is "tessera".
+func RoleSecurity(dir, role, token string) Security {
+	cert, key := filepath.Join(dir, role+".pem"), filepath.Join(dir, role+"-key.pem")
+	if _, err := os.Stat(cert); err != nil {
+		if _, lerr := os.Stat(filepath.Join(dir, "node.pem")); lerr == nil {
+			cert, key = filepath.Join(dir, "node.pem"), filepath.Join(dir, "node-key.pem")
+		}
+	}
 	return Security{
 		CAFile:     filepath.Join(dir, "ca.pem"),
-		CertFile:   filepath.Join(dir, "node.pem"),
-		KeyFile:    filepath.Join(dir, "node-key.pem"),
+		CertFile:   cert,
+		KeyFile:    key,
 		ServerName: "tessera",
 		Token:      token,
 	}
+}
+
+// ForRole returns s for a process in role: when s's certificate is one of
+// the role files GenerateCerts writes (scheduler.pem, worker.pem,
+// client.pem) and the file of role lies beside it, s with that file and
+// its key; otherwise s unchanged. StartCluster uses it to give each of its
+// processes its own certificate from one Security.
+func (s Security) ForRole(role string) Security {
+	if !s.TLS() {
+		return s
+	}
+	dir, base := filepath.Split(s.CertFile)
+	switch base {
+	case RoleScheduler + ".pem", RoleWorker + ".pem", RoleClient + ".pem":
+	default:
+		return s
+	}
+	cert, key := filepath.Join(dir, role+".pem"), filepath.Join(dir, role+"-key.pem")
+	if _, err := os.Stat(cert); err != nil {
+		return s
+	}
+	s.CertFile, s.KeyFile = cert, key
+	return s
 }
 
 // speaksTLS reports whether a TLS server answers at addr (host:port). A

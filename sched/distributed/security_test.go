@@ -40,7 +40,7 @@ func TestRefusalsLogged(t *testing.T) {
 	}
 	var logs syncBuffer
 	srv, err := NewServer(SchedulerOptions{
-		Security: CertSecurity(dir, "s3cret"),
+		Security: RoleSecurity(dir, RoleScheduler, "s3cret"),
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
 	})
 	if err != nil {

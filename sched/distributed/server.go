@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/tessera-go/tessera/sched/distributed/pb"
@@ -229,6 +231,9 @@ func (s *Server) maintain() {
 // ways until the stream breaks or the worker goes silent.
 func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 	s := svc.s
+	if err := s.admit(stream.Context(), RoleWorker, "a worker session"); err != nil {
+		return err
+	}
 	first, err := stream.Recv()
 	if err != nil {
 		return err
@@ -336,6 +341,9 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 // job's error or the client closing the stream.
 func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 	s := svc.s
+	if err := s.admit(stream.Context(), RoleClient, "a job"); err != nil {
+		return err
+	}
 	var j *srvJob
 	if err := s.locked("a new job", func() {
 		if !s.closed {
@@ -396,6 +404,28 @@ func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 			return nil
 		}
 	}
+}
+
+// admit checks that the certificate of ctx's peer is for role before it
+// opens what (a worker session, a job): a client holding the cluster's
+// token must not register as a worker and hand others forged results. A
+// connection without TLS is the token's business; a certificate without a
+// role (from an older tessera certs) is accepted with a warning.
+func (s *Server) admit(ctx context.Context, role, what string) error {
+	got, ok := peerRole(ctx)
+	if !ok || got == role {
+		return nil
+	}
+	addr := "unknown"
+	if p, found := peer.FromContext(ctx); found && p.Addr != nil {
+		addr = p.Addr.String()
+	}
+	if got == "" {
+		s.log.Warn("accepted a certificate without a role; regenerate the cluster's certificates with tessera certs", "peer", addr, "for", what)
+		return nil
+	}
+	s.log.Warn("refused a peer whose certificate is for another role", "peer", addr, "role", got, "for", what, "needs", role)
+	return status.Errorf(codes.PermissionDenied, "tessera: %s needs a %s certificate; the peer's is for %s", what, role, got)
 }
 
 // locked runs f holding the scheduler's mutex. A panic in f (a bug in the

@@ -509,9 +509,9 @@ func TestServerTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	sec := CertSecurity(dir, "tok")
-	s := newTestServer(t, SchedulerOptions{StatusAddress: "127.0.0.1:0", Security: sec})
+	s := newTestServer(t, SchedulerOptions{StatusAddress: "127.0.0.1:0", Security: sec.ForRole(RoleScheduler)})
 	sim := newSim()
-	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", sec: sec})
+	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "a", sec: sec.ForRole(RoleWorker)})
 	defs := tdefs([]tnode{{key: "x"}, {key: "y", deps: []int32{0}}})
 	c := submit(t, s, sec, defs, &pb.Run{Outputs: []int32{1}})
 	eventually(t, "output", func() bool { return c.outputsReady([]int32{1}) })

@@ -157,6 +157,13 @@ func (s *Server) startStatus() error {
 			http.Error(rw, "tessera: missing or wrong cluster token", http.StatusUnauthorized)
 			return
 		}
+		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+			if role := certRole(r.TLS.PeerCertificates[0]); role != "" && role != RoleClient {
+				s.log.Warn("refused a status request with a certificate for another role", "peer", r.RemoteAddr, "role", role)
+				http.Error(rw, "tessera: the status endpoint needs a client certificate", http.StatusForbidden)
+				return
+			}
+		}
 		b, err := json.MarshalIndent(s.Status(), "", "  ")
 		if err != nil {
 			http.Error(rw, err.Error(), http.StatusInternalServerError)

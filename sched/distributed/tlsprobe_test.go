@@ -22,7 +22,7 @@ func TestPlaintextToTLS(t *testing.T) {
 	if err := GenerateCerts(dir, nil, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := NewServer(SchedulerOptions{Security: CertSecurity(dir, "tok"), Logger: quietLogger()})
+	srv, err := NewServer(SchedulerOptions{Security: RoleSecurity(dir, RoleScheduler, "tok"), Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
