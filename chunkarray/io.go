@@ -110,6 +110,9 @@ func (p npyReadP) run(_ context.Context, args []any) (any, error) {
 	if len(st) != len(p.Shape) || len(sh) != len(p.Shape) {
 		return nil, &Error{Op: "from npy", Shapes: [][]int{p.Shape, sh}, Reason: "block of the wrong rank"}
 	}
+	if err := graph.CheckPath(opNPYRead, p.Path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return nil, &npy.Error{File: p.Path, Reason: "open", Err: err}
@@ -193,6 +196,11 @@ type zarrHandle struct {
 }
 
 func (h *zarrHandle) open(path string) (*zarr.Array, error) {
+	// A worker process confined to its data directories refuses others
+	// (graph.RestrictPaths); elsewhere this costs a read lock.
+	if err := graph.CheckPath("zarr", path); err != nil {
+		return nil, err
+	}
 	if h == nil {
 		return zarr.Open(path)
 	}
@@ -327,6 +335,9 @@ func (t npyTarget) WriteRegion(start []int, b *nd.Array) error {
 		if b, err = b.AsType(t.D); err != nil {
 			return err
 		}
+	}
+	if err := graph.CheckPath("store npy", t.Path); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(t.Path, os.O_WRONLY, 0)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-go/tessera/chunkarray"
 	"github.com/tessera-go/tessera/cmd/internal/workloads"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
@@ -153,4 +155,60 @@ func sameValue(a, b any) bool {
 		return reflect.DeepEqual(a, b)
 	}
 	return bytes.Equal(ea, eb)
+}
+
+// A cluster whose worker processes are confined to one data directory
+// reads and writes files there, and refuses any other path with an error
+// for which errors.Is finds graph.ErrPathRefused and that names the path:
+// a client cannot make a worker read /etc/passwd or overwrite a file
+// elsewhere.
+func TestDataDirsConfineWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	root := t.TempDir()
+	data, other := filepath.Join(root, "data"), filepath.Join(root, "other")
+	for _, d := range []string{data, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	src := chunkarray.Arange(0, 1000, 1, nd.Float64, 100)
+	for _, d := range []string{data, other} {
+		if err := src.ToNPY(ctx, filepath.Join(d, "x.npy")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 1, DataDirs: []string{data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	on := chunkarray.WithScheduler(c)
+	got, err := chunkarray.FromNPY(filepath.Join(data, "x.npy"), 100).Sum().Compute(ctx, on)
+	if err != nil {
+		t.Fatalf("reading inside the data directory: %v", err)
+	}
+	if v, _ := nd.Values[float64](got); len(v) != 1 || v[0] != 999*1000/2 {
+		t.Errorf("sum = %v, want %d", v, 999*1000/2)
+	}
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		path string
+	}{
+		{"read outside", func() error {
+			_, err := chunkarray.FromNPY(filepath.Join(other, "x.npy"), 100).Sum().Compute(ctx, on)
+			return err
+		}, filepath.Join(other, "x.npy")},
+		{"write outside", func() error {
+			return src.ToZarr(ctx, filepath.Join(other, "y.zarr"), chunkarray.ZarrOptions{}, on)
+		}, filepath.Join(other, "y.zarr")},
+	} {
+		err := tc.run()
+		if !errors.Is(err, graph.ErrPathRefused) || !strings.Contains(err.Error(), tc.path) {
+			t.Errorf("%s: %v, want graph.ErrPathRefused naming %s", tc.name, err, tc.path)
+		}
+	}
 }

@@ -38,6 +38,11 @@ type ClusterOptions struct {
 	// SpillDir is where workers spill; default a directory of their own
 	// under os.TempDir().
 	SpillDir string
+	// DataDirs, when not nil, confines the files the worker processes'
+	// tasks may use to these directories (WorkerOptions.ConfineFiles); an
+	// empty, non-nil list allows none. In-process workers share the
+	// caller's process and are not confined.
+	DataDirs []string
 	// Security is used by every process of the cluster: the scheduler (when
 	// Scheduler.Security is zero), the workers and the client, each with
 	// the certificate of its role when Security's is one of GenerateCerts'
@@ -107,6 +112,7 @@ const (
 	envTLSCert    = "TESSERA_WORKER_TLS_CERT"
 	envTLSKey     = "TESSERA_WORKER_TLS_KEY"
 	envServerName = "TESSERA_WORKER_TLS_SERVER_NAME"
+	envDataDirs   = "TESSERA_WORKER_DATA_DIRS" // os.PathListSeparator-joined; set: confined
 )
 
 // notWorkerMsg is what a binary started as a worker prints when it reaches
@@ -264,7 +270,8 @@ func (c *Cluster) start(ctx context.Context, res map[string]float64) (*WorkerPro
 	opts := WorkerOptions{
 		Scheduler: c.server.Addr(), Name: name, Threads: c.opts.ThreadsPerWorker,
 		Resources: res, MemoryLimit: c.opts.MemoryLimit, SpillDir: c.opts.SpillDir,
-		Security: c.opts.Security.ForRole(RoleWorker),
+		Security:     c.opts.Security.ForRole(RoleWorker),
+		ConfineFiles: c.opts.DataDirs != nil, DataDirs: c.opts.DataDirs,
 	}
 	p := &WorkerProcess{Name: name, done: make(chan struct{})}
 	if c.opts.InProcess {
@@ -411,6 +418,9 @@ func workerEnv(env []string, o WorkerOptions) []string {
 	}
 	set(envResources, resourceFlagString(o.Resources))
 	set(envSpillDir, o.SpillDir)
+	if o.ConfineFiles {
+		out = append(out, envDataDirs+"="+strings.Join(o.DataDirs, string(os.PathListSeparator)))
+	}
 	set(envTLSCA, o.Security.CAFile)
 	set(envTLSCert, o.Security.CertFile)
 	set(envTLSKey, o.Security.KeyFile)
@@ -432,6 +442,12 @@ func workerFromEnv() (WorkerOptions, error) {
 	}
 	if o.Scheduler == "" {
 		return o, fmt.Errorf("%s is set but %s is not", envWorker, envScheduler)
+	}
+	if dirs, ok := os.LookupEnv(envDataDirs); ok {
+		o.ConfineFiles = true
+		if dirs != "" {
+			o.DataDirs = strings.Split(dirs, string(os.PathListSeparator))
+		}
 	}
 	var err error
 	if s := os.Getenv(envThreads); s != "" {

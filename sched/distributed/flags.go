@@ -106,6 +106,14 @@ func WorkerFlags(fs *flag.FlagSet) func() (WorkerOptions, error) {
 	mem := fs.String("memory-limit", "", "bytes of values held in memory, e.g. 4GiB; above 60% of it values spill to disk (default no limit)")
 	spill := fs.String("spill-dir", "", "`directory` for spilled values; default a new one under the system's temporary directory")
 	connect := fs.Duration("connect-timeout", 30*time.Second, "how long to wait for the scheduler, at start and after losing it")
+	var dataDirs []string
+	fs.Func("data-dir", "`directory` whose files tasks may read and write, repeatable; without it tasks may use no file (-data-dir / allows all)", func(s string) error {
+		if s == "" {
+			return errors.New("empty directory")
+		}
+		dataDirs = append(dataDirs, s)
+		return nil
+	})
 	sec, insecure := securityFlags(fs)
 	return func() (WorkerOptions, error) {
 		s, err := sec()
@@ -135,6 +143,7 @@ func WorkerFlags(fs *flag.FlagSet) func() (WorkerOptions, error) {
 			Scheduler: *sched, ListenAddress: *listen, AdvertiseAddress: *adv, Name: *name,
 			Threads: *threads, Resources: r, MemoryLimit: limit, SpillDir: *spill,
 			Security: s, ConnectTimeout: *connect, Insecure: *insecure,
+			ConfineFiles: true, DataDirs: dataDirs,
 		}, nil
 	}
 }

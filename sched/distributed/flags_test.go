@@ -89,7 +89,7 @@ func TestWorkerFlags(t *testing.T) {
 	want := WorkerOptions{Scheduler: "h:8786", ListenAddress: ":9000", AdvertiseAddress: "10.0.0.2:9000", Name: "w1", Threads: 4,
 		Resources: map[string]float64{"GPU": 1}, MemoryLimit: 1 << 30, SpillDir: "/s",
 		Security:       Security{CAFile: "ca", CertFile: "c", KeyFile: "k", ServerName: "tessera", Token: "s3cret"},
-		ConnectTimeout: 5 * time.Second}
+		ConnectTimeout: 5 * time.Second, ConfineFiles: true}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("WorkerFlags = %+v\nwant %+v", got, want)
 	}
@@ -160,6 +160,28 @@ func TestSchedulerBudgetFlags(t *testing.T) {
 		o, err := build()
 		if (err != nil) != tc.bad || (!tc.bad && (o.MaxJobTasks != tc.tasks || o.MaxJobBytes != tc.bytes)) {
 			t.Errorf("%q: tasks %d bytes %d err %v; want %d, %d, error %v", tc.args, o.MaxJobTasks, o.MaxJobBytes, err, tc.tasks, tc.bytes, tc.bad)
+		}
+	}
+}
+
+// tessera worker always confines its tasks' files: without -data-dir to
+// none, with it to the directories given (repeatable).
+func TestWorkerDataDirFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args string
+		want []string
+	}{
+		{"-scheduler h:1", nil},
+		{"-scheduler h:1 -data-dir /data -data-dir /scratch", []string{"/data", "/scratch"}},
+	} {
+		fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+		build := WorkerFlags(fs)
+		if err := fs.Parse(strings.Fields(tc.args)); err != nil {
+			t.Fatal(err)
+		}
+		o, err := build()
+		if err != nil || !o.ConfineFiles || !reflect.DeepEqual(o.DataDirs, tc.want) {
+			t.Errorf("%q: ConfineFiles %v DataDirs %v (%v); want true, %v", tc.args, o.ConfineFiles, o.DataDirs, err, tc.want)
 		}
 	}
 }

@@ -86,6 +86,14 @@ type WorkerOptions struct {
 	ConnectTimeout time.Duration
 	// Logger receives the worker's log; default slog.Default().
 	Logger *slog.Logger
+	// ConfineFiles, in a worker process (RunWorker), lets its tasks read
+	// and write files only under DataDirs (none: no file at all); a task
+	// naming another path fails with a *graph.PathError. tessera worker
+	// always confines (-data-dir DIR, repeatable; -data-dir / allows
+	// every path); a LocalCluster's workers do when ClusterOptions.DataDirs
+	// is set.
+	ConfineFiles bool
+	DataDirs     []string
 	// Insecure allows a data plane listening beyond loopback without
 	// mutual TLS and a token (ErrInsecure otherwise): anyone who reaches
 	// it can read the worker's values.

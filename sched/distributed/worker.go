@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 )
 
@@ -200,8 +201,17 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 }
 
 // RunWorker runs a worker until ctx is cancelled (then it returns nil) or
-// its scheduler is lost for good.
+// its scheduler is lost for good. It is the entry point of a worker
+// process (tessera worker, MaybeWorker): with opts.ConfineFiles it first
+// confines the files the process's tasks may use to opts.DataDirs
+// (graph.RestrictPaths), which StartWorker, sharing its process with
+// other code, does not.
 func RunWorker(ctx context.Context, opts WorkerOptions) error {
+	if opts.ConfineFiles {
+		if err := graph.RestrictPaths(opts.DataDirs); err != nil {
+			return fmt.Errorf("distributed: worker: %w", err)
+		}
+	}
 	w, err := StartWorker(ctx, opts)
 	if err != nil {
 		return err
