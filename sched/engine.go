@@ -26,17 +26,15 @@ type engine struct {
 	cb   *Hooks
 
 	vals   []any
-	wanted []bool  // requested keys: never released
 	byPrio []int32 // byPrio[p] is the node whose priority is p
 	prio   []int32 // prio[i] is node i's priority (optimize.Order)
+	alias  func(a, target int32)
 
-	mu       sync.Mutex
-	cond     sync.Cond // idle workers wait here for ready tasks or stop
-	pending  []int32   // dependencies not yet finished (waiting while > 0)
-	users    []int32   // dependents not yet finished; released at 0
-	ready    prioHeap  // priorities of ready tasks
-	finished int       // nodes finished, of all kinds
-	idle     int       // workers waiting on cond
+	mu    sync.Mutex
+	cond  sync.Cond // idle workers wait here for ready tasks or stop
+	tr    *Tracker  // what is waiting, ready, finished and released
+	ready prioHeap  // priorities of ready tasks
+	idle  int       // workers waiting on cond
 	stop     bool      // finished everything, failed, or cancelled
 	err      error     // the first error
 	fin      chan struct{}
@@ -177,7 +175,7 @@ func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (ou
 		return nil, err
 	}
 	e := newEngine(ctx, g, d, prio, want, cb)
-	if e.finished == g.Len() {
+	if e.tr.Finished == g.Len() {
 		// Only literals and aliases: nothing for a worker to do.
 	} else if workers <= 0 {
 		e.work(0)
@@ -249,23 +247,15 @@ func newEngine(ctx context.Context, g *graph.Graph, d *graph.Deps, prio, want []
 	n := g.Len()
 	e := &engine{
 		g: g, d: d, ctx: ctx, done: ctx.Done(), cb: cb,
-		vals:    make([]any, n),
-		wanted:  make([]bool, n),
-		byPrio:  make([]int32, n),
-		prio:    prio,
-		pending: make([]int32, n),
-		users:   make([]int32, n),
+		vals:   make([]any, n),
+		byPrio: make([]int32, n),
+		prio:   prio,
+		tr:     NewTracker(g, d, want),
 	}
+	e.alias = func(a, target int32) { e.vals[a] = e.vals[target] }
 	e.cond.L = &e.mu
-	for _, j := range want {
-		e.wanted[j] = true
-	}
 	for i, p := range prio {
 		e.byPrio[p] = int32(i)
-	}
-	for i := 0; i < n; i++ {
-		e.pending[i] = int32(len(d.Of(i)))
-		e.users[i] = int32(len(d.Users(i)))
 	}
 	// Literals finish before any worker starts; completing them may make
 	// aliases finish and tasks ready. Tasks with no dependencies are ready
@@ -283,7 +273,7 @@ func newEngine(ctx context.Context, g *graph.Graph, d *graph.Deps, prio, want []
 		readyAtStart[i] = true
 	}
 	for i := 0; i < n; i++ {
-		if e.pending[i] == 0 && g.At(i).Kind == graph.KindTask {
+		if e.tr.Pending[i] == 0 && g.At(i).Kind == graph.KindTask {
 			readyAtStart[i] = true
 		}
 	}
@@ -299,47 +289,16 @@ func newEngine(ctx context.Context, g *graph.Graph, d *graph.Deps, prio, want []
 	return e
 }
 
-// complete marks node i finished under mu: its dependents count down, those
-// that reach zero become ready (aliases finish on the spot, without a worker
-// round trip), and its dependencies whose last dependent this was are
-// released unless requested. Released nodes are appended to rel and newly
-// ready tasks to fresh.
+// complete marks node i finished under mu (Tracker.Complete): newly ready
+// tasks are appended to fresh, and released nodes to rel, their values
+// dropped at once so that memory stays bounded on streaming reductions.
 func (e *engine) complete(i int32, rel, fresh []int32) ([]int32, []int32) {
-	for {
-		e.finished++
-		for _, j := range e.d.Of(int(i)) {
-			e.users[j]--
-			if e.users[j] == 0 && !e.wanted[j] {
-				e.vals[j] = nil
-				rel = append(rel, j)
-			}
-		}
-		var alias int32 = -1
-		for _, u := range e.d.Users(int(i)) {
-			e.pending[u]--
-			if e.pending[u] != 0 {
-				continue
-			}
-			if nd := e.g.At(int(u)); nd.Kind == graph.KindAlias {
-				if alias < 0 {
-					alias = u
-					continue
-				}
-				// A second alias of the same node: rare, recurse. An
-				// alias's one dependency is its target, i.
-				e.vals[u] = e.vals[i]
-				rel, fresh = e.complete(u, rel, fresh)
-				continue
-			}
-			fresh = append(fresh, u)
-		}
-		if alias < 0 {
-			return rel, fresh
-		}
-		// Loop rather than recurse: chains of aliases may be long.
-		e.vals[alias] = e.vals[i]
-		i = alias
+	from := len(rel)
+	rel, fresh = e.tr.Complete(i, rel, fresh, e.alias)
+	for _, j := range rel[from:] {
+		e.vals[j] = nil
 	}
+	return rel, fresh
 }
 
 // runWorkers starts n workers and waits until they finish everything, one
@@ -467,7 +426,7 @@ func (e *engine) work(w int) {
 			e.cb.released(e.g, rel)
 			e.mu.Lock()
 		}
-		if e.finished == n {
+		if e.tr.Finished == n {
 			e.halt()
 			break
 		}

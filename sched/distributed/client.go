@@ -229,13 +229,14 @@ type job struct {
 	state   map[int32]outputState
 	left    int // outputs not fetched yet
 
-	// Release emulation, as sched's engine does it, from the finish
-	// events the scheduler sends (when callbacks want them).
+	// Release emulation from the finish events the scheduler sends (when
+	// callbacks want them), by sched's own completion bookkeeping.
 	events   bool
-	finished []bool
-	pending  []int32 // unfinished dependencies
-	users    []int32 // unfinished dependents
-	tasks    int     // tasks not reported finished yet
+	tr       *sched.Tracker
+	finished []bool // tasks reported finished (recomputed ones report again)
+	tasks    int    // tasks not reported finished yet
+	rel      []int32 // reused by complete
+	fresh    []int32
 }
 
 type outputState uint8
@@ -298,53 +299,34 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 // which, as on Threaded, finish before any task and may finish aliases.
 func (j *job) initEvents() {
 	n := j.g.Len()
-	j.finished = make([]bool, n)
-	j.pending = make([]int32, n)
-	j.users = make([]int32, n)
-	for i := 0; i < n; i++ {
-		j.pending[i] = int32(len(j.d.Of(i)))
-		j.users[i] = int32(len(j.d.Users(i)))
+	want := make([]int32, 0, n)
+	for i := range n {
+		if j.wanted[i] {
+			want = append(want, int32(i))
+		}
 		if j.g.At(i).Kind == graph.KindTask {
 			j.tasks++
 		}
 	}
-	for i := 0; i < n; i++ {
+	j.tr = sched.NewTracker(j.g, j.d, want)
+	j.finished = make([]bool, n)
+	for i := range n {
 		if j.g.At(i).Kind == graph.KindLiteral {
 			j.complete(int32(i))
 		}
 	}
 }
 
-// complete marks node i finished: its dependencies whose last dependent
-// this was are released unless requested, and its aliases whose target it
-// is finish too.
+// complete marks node i finished (sched.Tracker.Complete) and calls the
+// Release callbacks of the nodes it releases.
 func (j *job) complete(i int32) {
-	for {
-		j.finished[i] = true
-		if j.g.At(int(i)).Kind == graph.KindTask {
-			j.tasks--
-		}
-		for _, dep := range j.d.Of(int(i)) {
-			j.users[dep]--
-			if j.users[dep] == 0 && !j.wanted[dep] {
-				j.cb.Release(j.g.Key(int(dep)))
-			}
-		}
-		alias := int32(-1)
-		for _, u := range j.d.Users(int(i)) {
-			j.pending[u]--
-			if j.pending[u] == 0 && j.g.At(int(u)).Kind == graph.KindAlias {
-				if alias < 0 {
-					alias = u
-				} else {
-					j.complete(u)
-				}
-			}
-		}
-		if alias < 0 {
-			return
-		}
-		i = alias
+	j.finished[i] = true
+	if j.g.At(int(i)).Kind == graph.KindTask {
+		j.tasks--
+	}
+	j.rel, j.fresh = j.tr.Complete(i, j.rel[:0], j.fresh[:0], func(a, _ int32) { j.finished[a] = true })
+	for _, r := range j.rel {
+		j.cb.Release(j.g.Key(int(r)))
 	}
 }
 
