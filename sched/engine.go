@@ -35,9 +35,9 @@ type engine struct {
 	tr    *Tracker  // what is waiting, ready, finished and released
 	ready prioHeap  // priorities of ready tasks
 	idle  int       // workers waiting on cond
-	stop     bool      // finished everything, failed, or cancelled
-	err      error     // the first error
-	fin      chan struct{}
+	stop  bool      // finished everything, failed, or cancelled
+	err   error     // the first error
+	fin   chan struct{}
 }
 
 // Hooks is the flattened form of the []*Callbacks in a context: one slice

@@ -233,8 +233,8 @@ type job struct {
 	// callbacks want them), by sched's own completion bookkeeping.
 	events   bool
 	tr       *sched.Tracker
-	finished []bool // tasks reported finished (recomputed ones report again)
-	tasks    int    // tasks not reported finished yet
+	finished []bool  // tasks reported finished (recomputed ones report again)
+	tasks    int     // tasks not reported finished yet
 	rel      []int32 // reused by complete
 	fresh    []int32
 }
