@@ -1,0 +1,699 @@
+package distributed
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-go/tessera/sched/distributed/pb"
+)
+
+// The scheduler's state machine driven without the network: a harness
+// plays the goroutines of server.go (Connect's registration, receiver
+// and sender; Compute's receiver and sender; maintain's tick) by calling
+// the same methods under s.mu, so that one event costs microseconds and
+// a fuzzer can try millions of interleavings of registrations, reports,
+// disconnects and jobs. After every event checkServer compares the
+// scheduler's redundant bookkeeping (slots, processing lists, counters,
+// task states) with itself.
+//
+//	go test ./sched/distributed -run '^$' -fuzz FuzzServerMessages -fuzztime 60s
+
+// simServer is a Server with no listener, no goroutines and a logger that
+// records internal errors.
+type simServer struct {
+	s        *Server
+	log      *errorLog
+	sessions []*simSession // every worker session ever registered
+	jobs     []*srvJob     // every job ever created
+	now      time.Time     // the maintenance clock
+}
+
+// simSession is a fake worker's session: what the scheduler sent it.
+type simSession struct {
+	w      *srvWorker
+	specs  []*pb.TaskSpec // Compute received, not yet reported
+	steals []*pb.KeyRef   // Steal requests received, not yet answered
+}
+
+// errorLog is a slog handler that keeps the messages logged at Error
+// level (the scheduler logs its recovered panics as "internal error").
+type errorLog struct{ msgs []string }
+
+func (l *errorLog) Enabled(_ context.Context, lv slog.Level) bool { return lv >= slog.LevelError }
+func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
+	l.msgs = append(l.msgs, r.Message)
+	return nil
+}
+func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *errorLog) WithGroup(string) slog.Handler      { return l }
+
+func newSimServer(allowedFailures int) *simServer {
+	el := &errorLog{}
+	opts := schedulerDefaults(SchedulerOptions{Logger: slog.New(el), AllowedFailures: allowedFailures})
+	return &simServer{
+		s: &Server{
+			opts:    opts,
+			log:     opts.Logger,
+			done:    make(chan struct{}),
+			byID:    []*srvWorker{nil},
+			jobs:    make(map[uint64]*srvJob),
+			roots:   make(map[string]*rootQueue),
+			started: time.Now(),
+		},
+		log: el,
+		now: time.Now(),
+	}
+}
+
+// do runs f under the scheduler's lock as the server's goroutines do, but
+// without locked's recover: a panic is a test failure here, with the
+// event that caused it.
+func (ss *simServer) do(t testing.TB, what func() string, f func()) {
+	t.Helper()
+	ss.s.mu.Lock()
+	defer ss.s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("panic during %s: %v\n%s", what(), r, debug.Stack())
+		}
+	}()
+	f()
+}
+
+// register is Connect up to its receiver: addWorker, then the first
+// message (the Register) through handleWorker.
+func (ss *simServer) register(t testing.TB, reg *pb.Register) *simSession {
+	var sess *simSession
+	ss.do(t, func() string { return "register " + reg.Name + "@" + reg.DataAddress }, func() {
+		w := ss.s.addWorker(reg)
+		if !w.gone {
+			ss.s.handleWorker(w, &pb.WorkerMessage{Register: reg})
+		}
+		sess = &simSession{w: w}
+	})
+	ss.sessions = append(ss.sessions, sess)
+	return sess
+}
+
+// send is Connect's receiver getting m from sess's worker.
+func (ss *simServer) send(t testing.TB, sess *simSession, m *pb.WorkerMessage) {
+	ss.do(t, func() string { return fmt.Sprintf("message from worker %d: %v", sess.w.id, m) }, func() {
+		if !sess.w.gone {
+			ss.s.handleWorker(sess.w, m)
+		}
+	})
+}
+
+// disconnect is Connect's receiver seeing its stream end: EOF (the
+// worker left) or an error.
+func (ss *simServer) disconnect(t testing.TB, sess *simSession, left bool) {
+	ss.do(t, func() string { return fmt.Sprintf("disconnect of worker %d", sess.w.id) }, func() {
+		if left {
+			sess.w.left = true
+			ss.s.lose(sess.w, "left")
+			return
+		}
+		ss.s.lose(sess.w, "connection: broken")
+	})
+}
+
+// submit is Compute's creation of a job and its receiver getting msgs.
+func (ss *simServer) submit(t testing.TB, msgs ...*pb.ClientMessage) *srvJob {
+	var j *srvJob
+	ss.do(t, func() string { return "a new job" }, func() { j = ss.s.newJob() })
+	ss.jobs = append(ss.jobs, j)
+	for _, m := range msgs {
+		ss.client(t, j, m)
+	}
+	return j
+}
+
+// client is Compute's receiver getting m for j.
+func (ss *simServer) client(t testing.TB, j *srvJob, m *pb.ClientMessage) {
+	ss.do(t, func() string { return fmt.Sprintf("client message for job %d: %v", j.id, m) }, func() { ss.s.handleClient(j, m) })
+}
+
+// cancel is Compute's receiver seeing the client's stream end.
+func (ss *simServer) cancel(t testing.TB, j *srvJob) {
+	ss.do(t, func() string { return fmt.Sprintf("cancel of job %d", j.id) }, func() {
+		if !j.ended {
+			j.ended = true
+			close(j.quit)
+		}
+		ss.s.dropJob(j)
+	})
+}
+
+// tick is maintain's periodic check, d after the last one.
+func (ss *simServer) tick(t testing.TB, d time.Duration) {
+	ss.now = ss.now.Add(d)
+	ss.do(t, func() string { return "periodic checks" }, func() { ss.s.checkTimeouts(ss.now) })
+}
+
+// drain is the senders: every session's and job's pending message is
+// taken, and what a worker was asked to do is remembered for its replies.
+func (ss *simServer) drain() {
+	s := ss.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sess := range ss.sessions {
+		m := sess.w.out
+		sess.w.out = nil
+		if m == nil || sess.w.gone {
+			continue
+		}
+		sess.specs = append(sess.specs, m.Compute...)
+		sess.steals = append(sess.steals, m.Steal...)
+		if len(m.CancelJobs) > 0 {
+			sess.specs = slices.DeleteFunc(sess.specs, func(p *pb.TaskSpec) bool { return slices.Contains(m.CancelJobs, p.Job) })
+			sess.steals = slices.DeleteFunc(sess.steals, func(r *pb.KeyRef) bool { return slices.Contains(m.CancelJobs, r.Job) })
+		}
+	}
+	for _, j := range ss.jobs {
+		j.out = nil
+	}
+}
+
+// check runs checkServer and fails the test with its complaint, and with
+// any internal error the scheduler logged.
+func (ss *simServer) check(t testing.TB, after func() string) {
+	t.Helper()
+	ss.s.mu.Lock()
+	err := checkServer(ss.s)
+	ss.s.mu.Unlock()
+	if err != nil {
+		t.Fatalf("after:%s\n%v", after(), err)
+	}
+	for _, m := range ss.log.msgs {
+		if strings.Contains(m, "internal error") {
+			t.Fatalf("after:%s\nthe scheduler logged %q", after(), m)
+		}
+	}
+}
+
+// checkServer checks the scheduler's invariants; s.mu must be held. It
+// recomputes from the tasks' states what the scheduler keeps as counters
+// and lists, and reports the first difference.
+func checkServer(s *Server) error {
+	if len(s.score) != len(s.live) {
+		return fmt.Errorf("%d scores for %d live workers", len(s.score), len(s.live))
+	}
+	for k, w := range s.live {
+		switch {
+		case w.slot != k:
+			return fmt.Errorf("live worker %d at position %d has slot %d", w.id, k, w.slot)
+		case w.gone:
+			return fmt.Errorf("worker %d is gone (%s) but listed as live", w.id, w.why)
+		case int(w.id) >= len(s.byID) || s.byID[w.id] != w:
+			return fmt.Errorf("live worker %d is not byID[%d]", w.id, w.id)
+		}
+		if s.score[k] != 0 {
+			return fmt.Errorf("placement scratch score[%d] = %d between events", k, s.score[k])
+		}
+	}
+	addrs := map[string]int32{}
+	names := map[string]int32{}
+	for _, w := range s.live {
+		if o, dup := addrs[w.reg.DataAddress]; dup {
+			return fmt.Errorf("workers %d and %d both live at data address %s", o, w.id, w.reg.DataAddress)
+		}
+		addrs[w.reg.DataAddress] = w.id
+		if w.reg.Name != "" {
+			if o, dup := names[w.reg.Name]; dup {
+				return fmt.Errorf("workers %d and %d both live under name %q", o, w.id, w.reg.Name)
+			}
+			names[w.reg.Name] = w.id
+		}
+	}
+	// Counters recomputed from the tasks.
+	stealOut := make([]int, len(s.byID))
+	stealIn := make([]int, len(s.byID))
+	held := make([]int, len(s.byID))
+	for id, w := range s.byID {
+		if w == nil {
+			continue
+		}
+		if w.gone {
+			if len(w.proc) != 0 {
+				return fmt.Errorf("gone worker %d still has %d processing tasks", id, len(w.proc))
+			}
+			if slices.Contains(s.live, w) {
+				return fmt.Errorf("gone worker %d is in the live list", id)
+			}
+		} else if !slices.Contains(s.live, w) {
+			return fmt.Errorf("worker %d is neither gone nor live", id)
+		}
+		for pos, r := range w.proc {
+			j, t := r.j, r.i
+			switch {
+			case j == nil:
+				return fmt.Errorf("worker %d: empty entry %d in its processing list", id, pos)
+			case j.over:
+				return fmt.Errorf("worker %d processes task %q of job %d, which is over", id, j.key(t), j.id)
+			case j.state[t] != tsProcessing:
+				return fmt.Errorf("worker %d lists task %q of job %d, which is %s", id, j.key(t), j.id, stateNames[j.state[t]])
+			case j.proc[t] != int32(id):
+				return fmt.Errorf("worker %d lists task %q of job %d, which is processing on %d", id, j.key(t), j.id, j.proc[t])
+			case int(j.procPos[t]) != pos:
+				return fmt.Errorf("task %q of job %d is at %d of worker %d's list, procPos says %d", j.key(t), j.id, pos, id, j.procPos[t])
+			}
+			if j.thief[t] != 0 {
+				stealOut[id]++
+			}
+		}
+	}
+	for id, j := range s.jobs {
+		if j.over {
+			return fmt.Errorf("job %d is over but still listed", id)
+		}
+		if j.id != id {
+			return fmt.Errorf("job %d listed as %d", j.id, id)
+		}
+		if !j.run {
+			continue
+		}
+		if err := checkJob(s, j, stealIn, held); err != nil {
+			return fmt.Errorf("job %d: %w", j.id, err)
+		}
+	}
+	for id, w := range s.byID {
+		if w == nil {
+			continue
+		}
+		if w.stealOut < 0 || w.stealIn < 0 || w.held < 0 {
+			return fmt.Errorf("worker %d: negative counter (stealOut %d, stealIn %d, held %d)", id, w.stealOut, w.stealIn, w.held)
+		}
+		if w.stealOut != stealOut[id] {
+			return fmt.Errorf("worker %d: stealOut %d, but %d of its tasks have a steal asked", id, w.stealOut, stealOut[id])
+		}
+		if w.stealIn != stealIn[id] {
+			return fmt.Errorf("worker %d (gone %v): stealIn %d, but %d tasks are being stolen for it", id, w.gone, w.stealIn, stealIn[id])
+		}
+		if w.held != held[id] {
+			return fmt.Errorf("worker %d: held %d, but %d root values count against it", id, w.held, held[id])
+		}
+	}
+	return nil
+}
+
+// checkJob checks one running job's tasks, adding to the per-worker
+// counts of steals asked for (stealIn) and of held root values (held).
+func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
+	n := len(j.defs)
+	finished := func(st uint8) bool { return st == tsMemory || st == tsReleased }
+	active := 0
+	for t := range n {
+		t := int32(t)
+		st := j.state[t]
+		key := j.key(t)
+		if st == tsLimbo || st == tsErred {
+			return fmt.Errorf("task %q is in limbo or erred (state %d) between events in a running job", key, st)
+		}
+		if (st == tsProcessing) != (j.proc[t] != 0) {
+			return fmt.Errorf("task %q is %s with proc %d", key, stateNames[st], j.proc[t])
+		}
+		if st == tsProcessing {
+			w := s.byID[j.proc[t]]
+			if w.gone {
+				return fmt.Errorf("task %q is processing on worker %d, which is gone", key, w.id)
+			}
+			if int(j.procPos[t]) >= len(w.proc) || w.proc[j.procPos[t]] != (taskRef{j, t}) {
+				return fmt.Errorf("task %q is processing on worker %d, which does not list it", key, w.id)
+			}
+			if !covers(w.reg.Resources, j.defs[t].Resources) {
+				return fmt.Errorf("task %q runs on worker %d, which lacks its resources", key, w.id)
+			}
+		}
+		if th := j.thief[t]; th != 0 {
+			if st != tsProcessing {
+				return fmt.Errorf("task %q is %s with a steal asked for worker %d", key, stateNames[st], th)
+			}
+			stealIn[th]++
+		}
+		if id := j.slot[t]; id != 0 {
+			held[id]++
+		}
+		if st == tsMemory {
+			if j.who[t].empty() {
+				return fmt.Errorf("task %q is in memory on no worker", key)
+			}
+			for id := range j.who[t].all() {
+				if s.byID[id].gone {
+					return fmt.Errorf("task %q is in memory on worker %d, which is gone", key, id)
+				}
+			}
+		} else if !j.who[t].empty() {
+			return fmt.Errorf("task %q is %s but has holders", key, stateNames[st])
+		}
+		if st == tsNoWorker && !slices.ContainsFunc(j.noWorker, func(e noWorkerEntry) bool { return e.i == t }) {
+			return fmt.Errorf("task %q has no worker but is not in the job's no-worker list", key)
+		}
+		if st == tsQueued {
+			queued := false
+			for _, q := range s.rootQs {
+				if slices.Contains(q.h, taskRef{j, t}) {
+					queued = true
+					if !slices.ContainsFunc(s.live, func(w *srvWorker) bool { return covers(w.reg.Resources, q.res) }) {
+						return fmt.Errorf("root task %q is queued for resources no live worker offers", key)
+					}
+				}
+			}
+			if !queued {
+				return fmt.Errorf("task %q is queued but in no root queue", key)
+			}
+		}
+		if st == tsWaiting {
+			missing := int32(0)
+			for _, d := range j.deps(t) {
+				switch j.state[d] {
+				case tsMemory:
+				case tsWaiting, tsQueued, tsNoWorker, tsProcessing:
+					missing++
+				default:
+					// Nothing brings d back: t would wait forever.
+					return fmt.Errorf("task %q waits for %q, which is %s", key, j.key(d), stateNames[j.state[d]])
+				}
+			}
+			if j.waiting[t] != missing {
+				return fmt.Errorf("task %q waits for %d dependencies, counter says %d", key, missing, j.waiting[t])
+			}
+		}
+		if !finished(st) {
+			active++
+		}
+		// need counts the dependents not finished.
+		want := int32(0)
+		for _, c := range j.dependents(t) {
+			if !finished(j.state[c]) {
+				want++
+			}
+		}
+		if j.need[t] != want {
+			return fmt.Errorf("task %q: need %d, but %d dependents are unfinished", key, j.need[t], want)
+		}
+		if finished(st) && !j.isOut[t] && want == 0 && st == tsMemory {
+			return fmt.Errorf("task %q is in memory, needed by nobody and not an output", key)
+		}
+	}
+	// A job with nothing left to run has every output in memory on a live
+	// worker (checked above for memory): it is waiting only for its client.
+	if active == 0 {
+		for _, o := range j.outputs {
+			if j.state[o] != tsMemory {
+				return fmt.Errorf("nothing runs, but output %q is %s", j.key(o), stateNames[j.state[o]])
+			}
+		}
+	}
+	return nil
+}
+
+// fuzzReader reads small values off the fuzz input, zero when exhausted.
+type fuzzReader struct{ b []byte }
+
+func (f *fuzzReader) byte() byte {
+	if len(f.b) == 0 {
+		return 0
+	}
+	c := f.b[0]
+	f.b = f.b[1:]
+	return c
+}
+
+func (f *fuzzReader) n(k int) int { return int(f.byte()) % k }
+
+// Names, addresses and keys come from small alphabets so that collisions
+// (re-registration, duplicate keys) are frequent.
+var (
+	fuzzNames = []string{"", "a", "b", "c"}
+	fuzzAddrs = []string{"10.0.0.1:1", "10.0.0.2:1", "10.0.0.3:1", "10.0.0.4:1"}
+	fuzzGPU   = map[string]float64{"gpu": 1}
+)
+
+func (f *fuzzReader) key() string { return fmt.Sprintf("k%d-%d", f.n(4), f.n(16)) }
+
+// graph decodes a job's task list and run: mostly well formed, one in
+// eight with one flaw (a duplicate key, a dependency on itself or a
+// later task, a negative or repeated dependency, an output out of range,
+// no outputs).
+func (f *fuzzReader) graph() ([]*pb.TaskDef, *pb.Run) {
+	n := 1 + f.n(8)
+	defs := make([]*pb.TaskDef, n)
+	for i := range defs {
+		d := &pb.TaskDef{Key: fmt.Sprintf("t%d-%d", f.n(3), i), Priority: int64(f.n(8))}
+		if i > 0 {
+			for range f.n(3) {
+				dep := int32(f.n(i))
+				if !slices.Contains(d.Deps, dep) {
+					d.Deps = append(d.Deps, dep)
+				}
+			}
+		}
+		if f.n(8) == 0 {
+			d.Resources = fuzzGPU
+		}
+		defs[i] = d
+	}
+	r := &pb.Run{Retries: int32(f.n(3)), Events: f.n(2) == 0}
+	for range 1 + f.n(3) {
+		o := int32(n - 1 - f.n(n))
+		if !slices.Contains(r.Outputs, o) {
+			r.Outputs = append(r.Outputs, o)
+		}
+	}
+	if f.n(8) == 0 {
+		d := defs[f.n(n)]
+		switch f.n(6) {
+		case 0:
+			d.Key = defs[f.n(n)].Key
+		case 1:
+			d.Deps = append(d.Deps, int32(n-1-f.n(n))) // itself or later, or fine
+		case 2:
+			d.Deps = append(d.Deps, -1)
+		case 3:
+			if len(d.Deps) > 0 {
+				d.Deps = append(d.Deps, d.Deps[0])
+			}
+		case 4:
+			r.Outputs = append(r.Outputs, int32(n+f.n(2)*(1<<30)))
+		case 5:
+			r.Outputs = nil
+		}
+	}
+	return defs, r
+}
+
+// ref picks a (job, key) for a worker's report: mostly from what the
+// session was sent, else from any job, else made up.
+func (ss *simServer) ref(f *fuzzReader, sess *simSession) (spec *pb.TaskSpec, k int) {
+	switch c := f.n(8); {
+	case c < 6 && len(sess.specs) > 0:
+		k = f.n(len(sess.specs))
+		return sess.specs[k], k
+	case c < 7 && len(ss.jobs) > 0:
+		j := ss.jobs[f.n(len(ss.jobs))]
+		if len(j.defs) > 0 {
+			d := j.defs[f.n(len(j.defs))]
+			return &pb.TaskSpec{Job: j.id, Key: d.Key}, -1
+		}
+	}
+	return &pb.TaskSpec{Job: uint64(f.n(4)), Key: f.key()}, -1
+}
+
+// workerMessage decodes one message of sess's worker.
+func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMessage {
+	m := &pb.WorkerMessage{}
+	if f.n(4) == 0 {
+		m.Heartbeat = &pb.Heartbeat{}
+	}
+	for range 1 + f.n(3) {
+		spec, k := ss.ref(f, sess)
+		forget := func() {
+			if k >= 0 {
+				sess.specs = slices.Delete(sess.specs, k, k+1)
+			}
+		}
+		switch f.n(16) {
+		case 0, 1, 2, 3, 4, 5, 8, 9:
+			// Replicas of the dependencies it fetched come first, as a
+			// worker sends them with the result.
+			for _, d := range spec.Deps {
+				if f.n(2) == 0 {
+					m.Replicas = append(m.Replicas, &pb.Replica{Job: spec.Job, Key: d.Key})
+				}
+			}
+			m.Done = append(m.Done, &pb.TaskDone{Job: spec.Job, Key: spec.Key, Nbytes: int64(f.n(4)) << (10 * f.n(3)), StartUnixNano: 1, StopUnixNano: 1 + int64(f.n(100))})
+			forget()
+		case 6:
+			m.Failed = append(m.Failed, &pb.TaskFailed{Job: spec.Job, Key: spec.Key, Failure: &pb.Failure{Message: "boom"}})
+			forget()
+		case 7:
+			md := &pb.MissingDep{Job: spec.Job, Key: spec.Key, Dep: f.key()}
+			if len(spec.Deps) > 0 && f.n(4) > 0 {
+				d := spec.Deps[f.n(len(spec.Deps))]
+				md.Dep, md.Addresses = d.Key, d.Addresses
+			}
+			m.Missing = append(m.Missing, md)
+			forget()
+		case 10, 11, 12:
+			if len(sess.steals) > 0 {
+				k := f.n(len(sess.steals))
+				r := sess.steals[k]
+				sess.steals = slices.Delete(sess.steals, k, k+1)
+				stolen := f.n(2) == 0
+				m.Stolen = append(m.Stolen, &pb.StealReply{Job: r.Job, Key: r.Key, Stolen: stolen})
+				if stolen {
+					sess.specs = slices.DeleteFunc(sess.specs, func(p *pb.TaskSpec) bool { return p.Job == r.Job && p.Key == r.Key })
+				}
+			} else {
+				m.Stolen = append(m.Stolen, &pb.StealReply{Job: spec.Job, Key: spec.Key, Stolen: f.n(2) == 0})
+			}
+		case 13, 14:
+			m.Replicas = append(m.Replicas, &pb.Replica{Job: spec.Job, Key: spec.Key})
+		case 15:
+			// A stale duplicate of a report (the spec is kept).
+			m.Done = append(m.Done, &pb.TaskDone{Job: spec.Job, Key: spec.Key})
+		}
+	}
+	return m
+}
+
+// step decodes and applies one event; it returns a description for
+// failure messages.
+func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
+	live := func() *simSession {
+		if len(ss.sessions) == 0 {
+			return nil
+		}
+		// Mostly a live session, now and then a gone one.
+		sess := ss.sessions[f.n(len(ss.sessions))]
+		if sess.w.gone && f.n(4) > 0 {
+			for _, x := range slices.Backward(ss.sessions) {
+				if !x.w.gone {
+					return x
+				}
+			}
+		}
+		return sess
+	}
+	job := func() *srvJob {
+		if len(ss.jobs) == 0 {
+			return nil
+		}
+		return ss.jobs[len(ss.jobs)-1-f.n(len(ss.jobs))]
+	}
+	switch op := f.n(16); {
+	case op < 2 || len(ss.sessions) == 0:
+		reg := &pb.Register{Name: fuzzNames[f.n(4)], DataAddress: fuzzAddrs[f.n(4)], Nthreads: int32(1 + f.n(3))}
+		if f.n(4) == 0 {
+			reg.Resources = fuzzGPU
+		}
+		sess := ss.register(t, reg)
+		return func() string {
+			return fmt.Sprintf("register %q at %s (worker %d)", reg.Name, reg.DataAddress, sess.w.id)
+		}
+	case op < 9:
+		sess := live()
+		m := ss.workerMessage(f, sess)
+		ss.send(t, sess, m)
+		return func() string { return fmt.Sprintf("worker %d sends %v", sess.w.id, m) }
+	case op < 10:
+		sess := live()
+		left := f.n(2) == 0
+		ss.disconnect(t, sess, left)
+		return func() string { return fmt.Sprintf("worker %d disconnects (left %v)", sess.w.id, left) }
+	case op < 12:
+		defs, run := f.graph()
+		var j *srvJob
+		if f.n(4) == 0 && len(defs) > 1 {
+			// The graph in two messages, run in the second.
+			h := len(defs) / 2
+			j = ss.submit(t, &pb.ClientMessage{Tasks: defs[:h]}, &pb.ClientMessage{Tasks: defs[h:], Run: run})
+		} else {
+			j = ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: run})
+		}
+		return func() string { return fmt.Sprintf("job %d: %d tasks, run %v", j.id, len(defs), run) }
+	case op < 13:
+		j := job()
+		if j == nil {
+			return func() string { return "no job" }
+		}
+		m := &pb.ClientMessage{}
+		switch f.n(4) {
+		case 0:
+			m.Tasks = []*pb.TaskDef{{Key: f.key()}}
+		case 1:
+			m.Run = &pb.Run{Outputs: []int32{0}}
+		default:
+			for range 1 + f.n(2) {
+				lo := &pb.LostOutput{Index: int32(f.n(9)) - 1, Address: fuzzAddrs[f.n(4)]}
+				if len(j.outputs) > 0 && f.n(4) > 0 {
+					lo.Index = j.outputs[f.n(len(j.outputs))]
+				}
+				m.Lost = append(m.Lost, lo)
+			}
+		}
+		ss.client(t, j, m)
+		return func() string { return fmt.Sprintf("client of job %d sends %v", j.id, m) }
+	case op < 14:
+		j := job()
+		if j == nil {
+			return func() string { return "no job" }
+		}
+		ss.cancel(t, j)
+		return func() string { return fmt.Sprintf("client of job %d cancels", j.id) }
+	default:
+		if f.n(8) == 0 {
+			ss.tick(t, time.Hour) // every worker silent: all lost, no-worker tasks fail
+			return func() string { return "tick after an hour" }
+		}
+		ss.tick(t, time.Millisecond)
+		return func() string { return "tick" }
+	}
+}
+
+// runEvents plays the events encoded in data, checking after each.
+func runEvents(t testing.TB, data []byte) {
+	ss := newSimServer(2)
+	f := &fuzzReader{data}
+	var trail []func() string
+	for k := 0; k < 64 && len(f.b) > 0; k++ {
+		ev := ss.step(t, f)
+		ss.drain()
+		trail = append(trail, ev)
+		if len(trail) > 8 {
+			trail = trail[1:]
+		}
+		ss.check(t, func() string {
+			var b strings.Builder
+			for _, e := range trail {
+				b.WriteString("\n\t")
+				b.WriteString(e())
+			}
+			return b.String()
+		})
+	}
+}
+
+func FuzzServerMessages(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 1, 0, 10, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 3, 0, 0, 0, 0})
+	f.Add([]byte{0, 1, 1, 2, 0, 0, 1, 1, 1, 0, 10, 5, 0, 0, 1, 0, 2, 1, 1, 1, 9, 0, 4, 0, 0, 0, 4, 0, 0, 0})
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 11, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 3, 0, 0, 0})
+	f.Add([]byte("register, blip, job, reports, steals, cancel: anything goes"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// A handler that loops forever is a hang of the scheduler: crash
+		// with every goroutine's stack, so that the fuzzer keeps the
+		// input. (Sixty-four events take well under a millisecond.)
+		watchdog := time.AfterFunc(10*time.Second, func() {
+			debug.SetTraceback("all")
+			panic("FuzzServerMessages: one input ran for 10 s: a handler does not return")
+		})
+		defer watchdog.Stop()
+		runEvents(t, data)
+	})
+}
