@@ -32,13 +32,26 @@ type simServer struct {
 	sessions []*simSession // every worker session ever registered
 	jobs     []*srvJob     // every job ever created
 	now      time.Time     // the maintenance clock
+	// announced[j][o]: the client was sent an OutputReady for output o
+	// since it last entered memory.
+	announced map[*srvJob]map[int32]bool
 }
 
 // simSession is a fake worker's session: what the scheduler sent it.
 type simSession struct {
 	w      *srvWorker
 	specs  []*pb.TaskSpec // Compute received, not yet reported
-	steals []*pb.KeyRef   // Steal requests received, not yet answered
+	steals []simSteal     // Steal requests received, not yet answered
+}
+
+// simSteal is a Steal request a fake worker has not answered yet. A real
+// worker answers at once, so a request followed by a new Compute of the
+// same task (the task failed, was given up or finished meanwhile, and
+// came back) was answered "not stolen" before the new copy arrived: the
+// request is stale, and the fake worker must not give up the new copy.
+type simSteal struct {
+	ref   *pb.KeyRef
+	stale bool
 }
 
 // errorLog is a slog handler that keeps the messages logged at Error
@@ -66,8 +79,9 @@ func newSimServer(allowedFailures int) *simServer {
 			roots:   make(map[string]*rootQueue),
 			started: time.Now(),
 		},
-		log: el,
-		now: time.Now(),
+		log:       el,
+		now:       time.Now(),
+		announced: map[*srvJob]map[int32]bool{},
 	}
 }
 
@@ -158,7 +172,8 @@ func (ss *simServer) tick(t testing.TB, d time.Duration) {
 
 // drain is the senders: every session's and job's pending message is
 // taken, and what a worker was asked to do is remembered for its replies.
-func (ss *simServer) drain() {
+// It reports a message that should not have been sent.
+func (ss *simServer) drain() error {
 	s := ss.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -168,25 +183,77 @@ func (ss *simServer) drain() {
 		if m == nil || sess.w.gone {
 			continue
 		}
+		for _, spec := range m.Compute {
+			for _, d := range spec.Deps {
+				// Only a task whose dependencies are in memory is sent.
+				if len(d.Addresses) == 0 {
+					return fmt.Errorf("task %q of job %d sent to worker %d with dependency %q at no address", spec.Key, spec.Job, sess.w.id, d.Key)
+				}
+			}
+		}
+		for _, p := range m.Compute {
+			for k, st := range sess.steals {
+				if st.ref.Job == p.Job && st.ref.Key == p.Key {
+					sess.steals[k].stale = true
+				}
+			}
+		}
 		sess.specs = append(sess.specs, m.Compute...)
-		sess.steals = append(sess.steals, m.Steal...)
+		for _, r := range m.Steal {
+			sess.steals = append(sess.steals, simSteal{ref: r})
+		}
 		if len(m.CancelJobs) > 0 {
 			sess.specs = slices.DeleteFunc(sess.specs, func(p *pb.TaskSpec) bool { return slices.Contains(m.CancelJobs, p.Job) })
-			sess.steals = slices.DeleteFunc(sess.steals, func(r *pb.KeyRef) bool { return slices.Contains(m.CancelJobs, r.Job) })
+			sess.steals = slices.DeleteFunc(sess.steals, func(r simSteal) bool { return slices.Contains(m.CancelJobs, r.ref.Job) })
 		}
 	}
 	for _, j := range ss.jobs {
+		ev := j.out
 		j.out = nil
+		if ev == nil {
+			continue
+		}
+		for _, o := range ev.Outputs {
+			if o.Index < 0 || int(o.Index) >= len(j.isOut) || !j.isOut[o.Index] {
+				return fmt.Errorf("job %d: OutputReady for index %d, not an output", j.id, o.Index)
+			}
+			if len(o.Addresses) == 0 {
+				return fmt.Errorf("job %d: OutputReady for %q at no address", j.id, j.key(o.Index))
+			}
+			if ss.announced[j] == nil {
+				ss.announced[j] = map[int32]bool{}
+			}
+			ss.announced[j][o.Index] = true
+		}
 	}
+	// An output in memory has been announced; one that left memory must
+	// be announced again when it comes back.
+	for _, j := range ss.jobs {
+		if j.over || !j.run {
+			continue
+		}
+		for _, o := range j.outputs {
+			if j.state[o] != tsMemory {
+				delete(ss.announced[j], o)
+			} else if !ss.announced[j][o] {
+				return fmt.Errorf("job %d: output %q is in memory but the client was not told", j.id, j.key(o))
+			}
+		}
+	}
+	return nil
 }
 
-// check runs checkServer and fails the test with its complaint, and with
-// any internal error the scheduler logged.
+// check drains the pending messages (as the senders would) and runs
+// checkServer, and fails the test with a complaint of either, or with any
+// internal error the scheduler logged.
 func (ss *simServer) check(t testing.TB, after func() string) {
 	t.Helper()
-	ss.s.mu.Lock()
-	err := checkServer(ss.s)
-	ss.s.mu.Unlock()
+	err := ss.drain()
+	if err == nil {
+		ss.s.mu.Lock()
+		err = checkServer(ss.s)
+		ss.s.mu.Unlock()
+	}
 	if err != nil {
 		t.Fatalf("after:%s\n%v", after(), err)
 	}
@@ -265,6 +332,18 @@ func checkServer(s *Server) error {
 			}
 			if j.thief[t] != 0 {
 				stealOut[id]++
+			}
+		}
+	}
+	// No worker that could take a queued root task is short of work
+	// (below rootBase processing tasks): refill ran wherever a task
+	// finished. (Above rootBase, a worker full for the first job in queue
+	// order takes no later job's roots either, by design, until one of its
+	// tasks finishes.)
+	for _, w := range s.live {
+		for _, q := range s.rootQs {
+			if covers(w.reg.Resources, q.res) && q.clean() && len(w.proc) < s.rootBase(w) {
+				return fmt.Errorf("root task %q of job %d is queued, but worker %d has only %d processing tasks", q.h[0].j.key(q.h[0].i), q.h[0].j.id, w.id, len(w.proc))
 			}
 		}
 	}
@@ -351,8 +430,15 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 		} else if !j.who[t].empty() {
 			return fmt.Errorf("task %q is %s but has holders", key, stateNames[st])
 		}
-		if st == tsNoWorker && !slices.ContainsFunc(j.noWorker, func(e noWorkerEntry) bool { return e.i == t }) {
-			return fmt.Errorf("task %q has no worker but is not in the job's no-worker list", key)
+		if st == tsNoWorker {
+			if !slices.ContainsFunc(j.noWorker, func(e noWorkerEntry) bool { return e.i == t }) {
+				return fmt.Errorf("task %q has no worker but is not in the job's no-worker list", key)
+			}
+			// It would fail the job after WorkerTimeout although a
+			// worker could run it.
+			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return covers(w.reg.Resources, j.defs[t].Resources) }); w >= 0 {
+				return fmt.Errorf("task %q is parked as having no worker, but live worker %d offers its resources", key, s.live[w].id)
+			}
 		}
 		if st == tsQueued {
 			queued := false
@@ -537,20 +623,26 @@ func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMe
 			if len(spec.Deps) > 0 && f.n(4) > 0 {
 				d := spec.Deps[f.n(len(spec.Deps))]
 				md.Dep, md.Addresses = d.Key, d.Addresses
+				forget() // it gave the task up (a made-up dep is ignored)
 			}
 			m.Missing = append(m.Missing, md)
-			forget()
 		case 10, 11, 12:
 			if len(sess.steals) > 0 {
 				k := f.n(len(sess.steals))
-				r := sess.steals[k]
+				st := sess.steals[k]
+				r := st.ref
 				sess.steals = slices.Delete(sess.steals, k, k+1)
-				stolen := f.n(2) == 0
+				// Stolen only if it still holds the task the request was
+				// for (not yet reported) and chooses to say it had not
+				// started it.
+				held := func(p *pb.TaskSpec) bool { return p.Job == r.Job && p.Key == r.Key }
+				stolen := !st.stale && slices.ContainsFunc(sess.specs, held) && f.n(2) == 0
 				m.Stolen = append(m.Stolen, &pb.StealReply{Job: r.Job, Key: r.Key, Stolen: stolen})
 				if stolen {
-					sess.specs = slices.DeleteFunc(sess.specs, func(p *pb.TaskSpec) bool { return p.Job == r.Job && p.Key == r.Key })
+					sess.specs = slices.DeleteFunc(sess.specs, held)
 				}
 			} else {
+				// Unasked, or a lie: the scheduler must ignore it.
 				m.Stolen = append(m.Stolen, &pb.StealReply{Job: spec.Job, Key: spec.Key, Stolen: f.n(2) == 0})
 			}
 		case 13, 14:
@@ -657,16 +749,17 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 	}
 }
 
-// runEvents plays the events encoded in data, checking after each.
-func runEvents(t testing.TB, data []byte) {
+// runEvents plays up to maxEvents events encoded in data, checking after
+// each, then settles: the workers behave from then on, and every job the
+// events left running must complete.
+func runEvents(t testing.TB, data []byte, maxEvents int) {
 	ss := newSimServer(2)
 	f := &fuzzReader{data}
 	var trail []func() string
-	for k := 0; k < 64 && len(f.b) > 0; k++ {
+	for k := 0; k < maxEvents && len(f.b) > 0; k++ {
 		ev := ss.step(t, f)
-		ss.drain()
 		trail = append(trail, ev)
-		if len(trail) > 8 {
+		if len(trail) > trailLen {
 			trail = trail[1:]
 		}
 		ss.check(t, func() string {
@@ -677,6 +770,66 @@ func runEvents(t testing.TB, data []byte) {
 			}
 			return b.String()
 		})
+	}
+	ss.settle(t, trail)
+}
+
+// trailLen is how many of the last events a failure shows.
+var trailLen = 8
+
+// settle adds a worker that offers every resource, then lets every live
+// worker run what it was sent and refuse every steal, round after round,
+// until nothing is left to report. Then every job still running must
+// have its outputs in memory (and announced): a job left waiting would
+// hang its client.
+func (ss *simServer) settle(t testing.TB, trail []func() string) {
+	ss.register(t, &pb.Register{Name: "settle", DataAddress: "10.0.0.9:1", Nthreads: 2, Resources: fuzzGPU})
+	ss.check(t, func() string { return " a worker with every resource joined" })
+	for round := 0; ; round++ {
+		if round > 1000 {
+			t.Fatalf("settling: still reporting after %d rounds", round)
+		}
+		sent := false
+		for _, sess := range ss.sessions {
+			if sess.w.gone || len(sess.specs)+len(sess.steals) == 0 {
+				continue
+			}
+			m := &pb.WorkerMessage{}
+			for _, r := range sess.steals {
+				m.Stolen = append(m.Stolen, &pb.StealReply{Job: r.ref.Job, Key: r.ref.Key})
+			}
+			for _, p := range sess.specs {
+				m.Done = append(m.Done, &pb.TaskDone{Job: p.Job, Key: p.Key, Nbytes: 8})
+			}
+			sess.specs, sess.steals = nil, nil
+			ss.send(t, sess, m)
+			ss.check(t, func() string { return fmt.Sprintf(" settling: worker %d sends %v", sess.w.id, m) })
+			sent = true
+		}
+		if !sent {
+			break
+		}
+	}
+	ss.s.mu.Lock()
+	defer ss.s.mu.Unlock()
+	for _, j := range ss.s.sortedJobs() {
+		if !j.run {
+			continue
+		}
+		for _, o := range j.outputs {
+			if j.state[o] != tsMemory {
+				var st []string
+				for i := range j.defs {
+					st = append(st, fmt.Sprintf("%s:%s@%d", j.key(int32(i)), stateNames[j.state[i]], j.proc[i]))
+				}
+				var b strings.Builder
+				for _, e := range trail {
+					b.WriteString("\n\t")
+					b.WriteString(e())
+				}
+				t.Fatalf("after:%s\nand settling, job %d's output %q is %s: %v", b.String(), j.id, j.key(o), stateNames[j.state[o]], st)
+			}
+		}
 	}
 }
 
@@ -694,6 +847,6 @@ func FuzzServerMessages(f *testing.F) {
 			panic("FuzzServerMessages: one input ran for 10 s: a handler does not return")
 		})
 		defer watchdog.Stop()
-		runEvents(t, data)
+		runEvents(t, data, 64)
 	})
 }
