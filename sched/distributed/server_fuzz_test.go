@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -361,6 +362,22 @@ func checkServer(s *Server) error {
 			return fmt.Errorf("job %d: %w", j.id, err)
 		}
 	}
+	// Task counts by state against the workers' lists: the status
+	// endpoint reports both.
+	processing, listed := 0, 0
+	for _, j := range s.jobs {
+		for _, st := range j.state {
+			if st == tsProcessing {
+				processing++
+			}
+		}
+	}
+	for _, w := range s.live {
+		listed += len(w.proc)
+	}
+	if processing != listed {
+		return fmt.Errorf("%d tasks processing, but the live workers list %d", processing, listed)
+	}
 	for id, w := range s.byID {
 		if w == nil {
 			continue
@@ -521,6 +538,18 @@ var (
 	fuzzGPU   = map[string]float64{"gpu": 1}
 )
 
+// nbytes is a result's reported size: small to a few MiB (stealing
+// weighs sizes against 1 MiB), now and then absurd.
+func (f *fuzzReader) nbytes() int64 {
+	switch f.n(32) {
+	case 0:
+		return -1
+	case 1:
+		return math.MaxInt64
+	}
+	return int64(f.n(4)) << (10 * f.n(3))
+}
+
 func (f *fuzzReader) key() string { return fmt.Sprintf("k%d-%d", f.n(4), f.n(16)) }
 
 // graph decodes a job's task list and run: mostly well formed, one in
@@ -613,7 +642,7 @@ func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMe
 					m.Replicas = append(m.Replicas, &pb.Replica{Job: spec.Job, Key: d.Key})
 				}
 			}
-			m.Done = append(m.Done, &pb.TaskDone{Job: spec.Job, Key: spec.Key, Nbytes: int64(f.n(4)) << (10 * f.n(3)), StartUnixNano: 1, StopUnixNano: 1 + int64(f.n(100))})
+			m.Done = append(m.Done, &pb.TaskDone{Job: spec.Job, Key: spec.Key, Nbytes: f.nbytes(), StartUnixNano: 1, StopUnixNano: 1 + int64(f.n(100))})
 			forget()
 		case 6:
 			m.Failed = append(m.Failed, &pb.TaskFailed{Job: spec.Job, Key: spec.Key, Failure: &pb.Failure{Message: "boom"}})
@@ -682,6 +711,9 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 	switch op := f.n(16); {
 	case op < 2 || len(ss.sessions) == 0:
 		reg := &pb.Register{Name: fuzzNames[f.n(4)], DataAddress: fuzzAddrs[f.n(4)], Nthreads: int32(1 + f.n(3))}
+		if f.n(32) == 0 {
+			reg.Nthreads = math.MaxInt32 // sums and products of thread counts must not overflow
+		}
 		if f.n(4) == 0 {
 			reg.Resources = fuzzGPU
 		}

@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -185,4 +186,23 @@ func liveIDs(ss *simServer) []int32 {
 		ids = append(ids, w.id)
 	}
 	return ids
+}
+
+// Long random walks through the harness on every test run (the fuzz
+// target covers only its seeds without -fuzz): 1000 sequences of up to
+// 300 events from a fixed generator, each checked after every event and
+// settled at the end.
+func TestServerRandomWalks(t *testing.T) {
+	n := uint64(1000)
+	if testing.Short() {
+		n = 200
+	}
+	for seed := range n {
+		r := rand.New(rand.NewPCG(seed, 11))
+		data := make([]byte, 1500)
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		runEvents(t, data, 300)
+	}
 }
