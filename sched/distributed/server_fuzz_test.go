@@ -110,6 +110,7 @@ func (ss *simServer) register(t testing.TB, reg *pb.Register) *simSession {
 		if !w.gone {
 			ss.s.handleWorker(w, &pb.WorkerMessage{Register: reg})
 		}
+		w.lastSeen, w.joined = ss.now, ss.now
 		sess = &simSession{w: w}
 	})
 	ss.sessions = append(ss.sessions, sess)
@@ -121,6 +122,7 @@ func (ss *simServer) send(t testing.TB, sess *simSession, m *pb.WorkerMessage) {
 	ss.do(t, func() string { return fmt.Sprintf("message from worker %d: %v", sess.w.id, m) }, func() {
 		if !sess.w.gone {
 			ss.s.handleWorker(sess.w, m)
+			sess.w.lastSeen = ss.now // on the harness's clock, for tick
 		}
 	})
 }
@@ -772,12 +774,11 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		ss.cancel(t, j)
 		return func() string { return fmt.Sprintf("client of job %d cancels", j.id) }
 	default:
-		if f.n(8) == 0 {
-			ss.tick(t, time.Hour) // every worker silent: all lost, no-worker tasks fail
-			return func() string { return "tick after an hour" }
-		}
-		ss.tick(t, time.Millisecond)
-		return func() string { return "tick" }
+		// Workers silent for WorkerTimeout (10 s) on the harness's clock
+		// are lost; tasks with no worker for as long fail their job.
+		d := []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, 4 * time.Second, 4 * time.Second, 11 * time.Second, time.Minute, time.Hour}[f.n(8)]
+		ss.tick(t, d)
+		return func() string { return fmt.Sprintf("tick after %v", d) }
 	}
 }
 
