@@ -23,7 +23,10 @@ import (
 // scheduler's redundant bookkeeping (slots, processing lists, counters,
 // task states) with itself.
 //
-//	go test ./sched/distributed -run '^$' -fuzz FuzzServerMessages -fuzztime 60s
+//	go test ./sched/distributed -run '^$' -fuzz FuzzServerMessages -fuzztime 60s -fuzzminimizetime 10s
+//
+// (With the default minimize time of 60 s, the fuzzer spends most of a
+// short run minimizing each new interesting input, executing nothing new.)
 
 // simServer is a Server with no listener, no goroutines and a logger that
 // records internal errors.
@@ -673,7 +676,7 @@ func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMe
 					sess.specs = slices.DeleteFunc(sess.specs, held)
 				}
 			} else {
-				// Unasked, or a lie: the scheduler must ignore it.
+				// Unasked: the scheduler ignores it.
 				m.Stolen = append(m.Stolen, &pb.StealReply{Job: spec.Job, Key: spec.Key, Stolen: f.n(2) == 0})
 			}
 		case 13, 14:
@@ -686,8 +689,9 @@ func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMe
 	return m
 }
 
-// step decodes and applies one event; it returns a description for
-// failure messages.
+// step decodes and applies one event. It returns the event's description
+// as a function, called only for a failure message: formatting protobuf
+// messages costs more than the event.
 func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 	live := func() *simSession {
 		if len(ss.sessions) == 0 {
