@@ -582,7 +582,8 @@ func (f *fuzzReader) graph() ([]*pb.TaskDef, *pb.Run) {
 	r := &pb.Run{Retries: int32(f.n(3)), Events: f.n(2) == 0}
 	for range 1 + f.n(3) {
 		o := int32(n - 1 - f.n(n))
-		if !slices.Contains(r.Outputs, o) {
+		// Now and then the same output twice: harmless, and allowed.
+		if !slices.Contains(r.Outputs, o) || f.n(16) == 0 {
 			r.Outputs = append(r.Outputs, o)
 		}
 	}
@@ -714,8 +715,8 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		}
 		return ss.jobs[len(ss.jobs)-1-f.n(len(ss.jobs))]
 	}
-	switch op := f.n(16); {
-	case op < 2 || len(ss.sessions) == 0:
+	switch op := f.n(32); {
+	case op < 4 || len(ss.sessions) == 0:
 		reg := &pb.Register{Name: fuzzNames[f.n(4)], DataAddress: fuzzAddrs[f.n(4)], Nthreads: int32(1 + f.n(3))}
 		if f.n(32) == 0 {
 			reg.Nthreads = math.MaxInt32 // sums and products of thread counts must not overflow
@@ -727,28 +728,34 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		return func() string {
 			return fmt.Sprintf("register %q at %s (worker %d)", reg.Name, reg.DataAddress, sess.w.id)
 		}
-	case op < 9:
+	case op < 20:
 		sess := live()
 		m := ss.workerMessage(f, sess)
 		ss.send(t, sess, m)
 		return func() string { return fmt.Sprintf("worker %d sends %v", sess.w.id, m) }
-	case op < 10:
+	case op < 22:
 		sess := live()
 		left := f.n(2) == 0
 		ss.disconnect(t, sess, left)
 		return func() string { return fmt.Sprintf("worker %d disconnects (left %v)", sess.w.id, left) }
-	case op < 12:
+	case op < 26:
 		defs, run := f.graph()
 		var j *srvJob
-		if f.n(4) == 0 && len(defs) > 1 {
+		switch c := f.n(8); {
+		case c < 2 && len(defs) > 1:
 			// The graph in two messages, run in the second.
 			h := len(defs) / 2
 			j = ss.submit(t, &pb.ClientMessage{Tasks: defs[:h]}, &pb.ClientMessage{Tasks: defs[h:], Run: run})
-		} else {
+		case c < 3:
+			// The client is still sending its graph: run comes later, if
+			// ever (a client message event may send it).
+			j = ss.submit(t, &pb.ClientMessage{Tasks: defs})
+			run = nil
+		default:
 			j = ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: run})
 		}
 		return func() string { return fmt.Sprintf("job %d: %d tasks, run %v", j.id, len(defs), run) }
-	case op < 13:
+	case op < 28:
 		j := job()
 		if j == nil {
 			return func() string { return "no job" }
@@ -770,7 +777,7 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		}
 		ss.client(t, j, m)
 		return func() string { return fmt.Sprintf("client of job %d sends %v", j.id, m) }
-	case op < 14:
+	case op < 29:
 		j := job()
 		if j == nil {
 			return func() string { return "no job" }
@@ -780,7 +787,7 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 	default:
 		// Workers silent for WorkerTimeout (10 s) on the harness's clock
 		// are lost; tasks with no worker for as long fail their job.
-		d := []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, 4 * time.Second, 4 * time.Second, 11 * time.Second, time.Minute, time.Hour}[f.n(8)]
+		d := []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond, 4 * time.Second, 4 * time.Second, 11 * time.Second, 11 * time.Second, time.Minute, time.Hour}[f.n(10)]
 		ss.tick(t, d)
 		return func() string { return fmt.Sprintf("tick after %v", d) }
 	}
