@@ -38,6 +38,14 @@ func (f *fuzzBytes) int() int {
 		return math.MinInt
 	case 0xfd:
 		return 1 << 40
+	case 0xfc:
+		return math.MaxInt - 1
+	case 0xfb:
+		return math.MinInt + 1
+	case 0xfa:
+		return 1 << 62
+	case 0xf9:
+		return -(1 << 62)
 	}
 	return int(int8(c))
 }
@@ -283,6 +291,10 @@ func FuzzIndexSelectors(f *testing.F) {
 	f.Add([]byte{3, 4, 3, 6, 1, 2, 4, 0, 5, 3, 1, 0xfe, 2})
 	f.Add([]byte{1, 9, 3, 3, 5, 4, 1, 0xfc, 3, 7})
 	f.Add([]byte{2, 0, 4, 1, 2, 6, 0, 1, 0, 1})
+	// x[3::-2**63] on 7 elements in chunks of 2: numpy gives [3].
+	f.Add([]byte{1, 7, 1, 1, 2, 3, 0, 0xfe, 3})
+	f.Add([]byte{1, 7, 1, 1, 2, 0xfc, 0xfb, 0xfb, 0})
+	f.Add([]byte{2, 6, 2, 5, 3, 2, 2, 0xff, 0xfe, 0xfa, 0, 2, 0xf9, 0xff, 0xf9, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := &fuzzBytes{data}
 		ndim := int(in.byte() % 4)

@@ -250,9 +250,22 @@ func slicePlan(c []int, sl nd.Slice1) []axSel {
 			k0 = ceilDiv(lo-sl.Start, sl.Step)
 			k1 = ceilDiv(hi-sl.Start, sl.Step)
 		} else {
-			s := -sl.Step
-			k0 = ceilDiv(sl.Start-(hi-1), s)
-			k1 = floorDiv(sl.Start-lo, s) + 1
+			// Negating math.MinInt overflows, so divide by the step's
+			// magnitude as an unsigned number. Output k sits at
+			// Start - k*|step|: the block holds k in
+			// [ceil((Start-(hi-1))/|step|), floor((Start-lo)/|step|)].
+			s := uint(-(sl.Step + 1)) + 1
+			if sl.Start < lo {
+				return // the slice starts below this block
+			}
+			if sl.Start > hi-1 {
+				d := uint(sl.Start - (hi - 1))
+				k0 = int(d / s)
+				if d%s != 0 {
+					k0++
+				}
+			}
+			k1 = int(uint(sl.Start-lo)/s) + 1
 		}
 		k0, k1 = max(k0, 0), min(k1, L)
 		if k1 > k0 {
