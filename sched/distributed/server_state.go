@@ -653,6 +653,10 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	switch {
 	case j.state[t] == tsProcessing && j.proc[t] == w.id:
 		s.removeProc(j, t)
+	case j.state[t] == tsMemory && j.who[t].has(w.id):
+		// A duplicate report from a holder: nothing to change (a release
+		// here would drop a value the scheduler still lists there).
+		return
 	case j.state[t] == tsProcessing || j.state[t] == tsMemory:
 		// Only the worker a task is assigned to may report its result:
 		// any other (a rogue, or a stale duplicate) could hand clients
