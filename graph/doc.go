@@ -59,7 +59,9 @@
 //     different kinds differ in their tag (int64(1), uint64(1) and
 //     float64(1) have three tokens). Tokenize also takes Ops (name and
 //     parameters) and Tokenizers, under two tags the codec reserves and
-//     DecodeValue rejects.
+//     DecodeValue rejects; it refuses registered types, whose bytes (an
+//     n-d array's) are too many to hash on every call, unless they
+//     implement Tokenizer.
 //
 // There is one tag numbering, the codec's; new kinds are appended, so bytes
 // written before a kind was added still decode. Hasher is Tokenize's

@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -101,10 +99,11 @@ type Tokenizer interface {
 // Tokenize returns a deterministic hex token for its arguments: equal inputs
 // give equal tokens in every process and every run. The token is FNV-128a
 // over the codec's encoding of each argument (see Hasher), so it
-// understands every value EncodeValue does (nil, booleans, numbers,
-// strings, byte slices, Keys, the slices and maps of the table of kinds,
-// registered types), and in addition Ops (by name and parameters) and
-// Tokenizers, anywhere in a list or map. For any other value it returns an
+// understands every built-in kind of the codec (nil, booleans, numbers,
+// strings, byte slices, Keys, the slices and maps of the table of kinds),
+// and in addition Ops (by name and parameters) and Tokenizers, anywhere in
+// a list or map. For any other value, registered types included (an n-d
+// array has no cheap token unless it implements Tokenizer), it returns an
 // error; callers that cannot tokenize fall back to an impure token.
 func Tokenize(parts ...any) (string, error) {
 	h := NewHasher()
@@ -185,13 +184,10 @@ func (h *Hasher) Value(v any) error {
 	b, err := encodeValue((*bp)[:0], v, encState{token: true})
 	if err != nil {
 		scratch.Put(bp)
-		if errors.Is(err, ErrUnregisteredType) {
-			return fmt.Errorf("graph: cannot tokenize value of type %T: %w", v, err)
-		}
 		return err
 	}
 	h.write(b)
-	// Keep small buffers only: a registered array's encoding may be large.
+	// Keep small buffers only: a long list's encoding may be large.
 	if cap(b) <= 64<<10 {
 		*bp = b[:0]
 		scratch.Put(bp)

@@ -18,8 +18,9 @@ import (
 // codec), the JSON form, NodesEqual and Tokenize all dispatch through it,
 // so that adding a kind is one row and the five cannot disagree.
 //
-// Tokenize hashes the codec's bytes (see Hasher), so equal values have equal
-// tokens and values of different kinds differ in their tag: int64(1),
+// Tokenize hashes the codec's bytes (see Hasher) of every built-in kind, so
+// equal values have equal tokens and values of different kinds differ in
+// their tag: int64(1),
 // uint64(1) and float64(1) never share a token. Equality is "same kind and
 // same codec bytes" for the built-in kinds: NaN equals NaN, a nil slice
 // equals an empty one, and 0.0 differs from -0.0, exactly as their tokens
@@ -517,6 +518,12 @@ func encodeValue(b []byte, v any, e encState) ([]byte, error) {
 		case Op:
 			return appendTokenOp(b, x)
 		}
+		// A registered type (an n-d array) has no cheap token: hashing its
+		// bytes would cost a copy and a pass over, say, a gigabyte on every
+		// call that takes it, where the callers' fallback, an impure token,
+		// is what dask.array.from_array(name=False) gives. A registered type
+		// that has a cheap token implements Tokenizer.
+		return nil, fmt.Errorf("graph: cannot tokenize value of type %T: %w", v, ErrUnregisteredType)
 	}
 	return encodeRegistered(b, v)
 }

@@ -132,6 +132,12 @@ func TestKindsRoundTrip(t *testing.T) {
 					}
 					tokGot, err1 := Tokenize(got)
 					tokWant, err2 := Tokenize(v)
+					if c.kind == "registered" {
+						if err1 == nil || err2 == nil {
+							t.Errorf("%s: Tokenize of a registered type: %v, %v; want errors", path, err1, err2)
+						}
+						return
+					}
 					if err1 != nil || err2 != nil || tokGot != tokWant {
 						t.Errorf("%s: token %s, %v of the copy; want %s, %v", path, tokGot, err1, tokWant, err2)
 					}
@@ -177,6 +183,9 @@ func TestKindsRoundTrip(t *testing.T) {
 				jn, _ := back.Get("v")
 				check("json", jn.Value)
 
+				if c.kind == "registered" {
+					return
+				}
 				tok, err := Tokenize(v)
 				if err != nil {
 					t.Fatal(err)
@@ -199,7 +208,9 @@ func TestKindsRoundTrip(t *testing.T) {
 func TestKindsDistinct(t *testing.T) {
 	var all []any
 	for _, c := range kindCases {
-		all = append(all, c.values...)
+		if c.kind != "registered" { // not tokenized
+			all = append(all, c.values...)
+		}
 	}
 	seen := map[string]int{}
 	for i, v := range all {
