@@ -312,10 +312,7 @@ type integer interface {
 // intKind is the row of an integer type written as size little-endian
 // bytes (int and uint always as 8, whatever the platform).
 func intKind[T integer](tag byte, name string, size int, signed bool) kind {
-	bits := 8 * size
-	if name == "int" || name == "uint" {
-		bits = strconv.IntSize
-	}
+	bits := 8 * int(reflect.TypeFor[T]().Size()) // JSON parses T's own width
 	return kind{name: name, tags: []byte{tag}, typ: reflect.TypeFor[T](),
 		enc: func(b []byte, v any, _ encState) ([]byte, error) {
 			return appendLE(append(b, tag), uint64(v.(T)), size), nil
