@@ -165,3 +165,26 @@ func BenchmarkJSONDecode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*g.Len()), "ns/node")
 }
+
+// BenchmarkTokenize hashes what graph builders hash most: an op name with
+// key references, with small scalar literals, and a short list.
+func BenchmarkTokenize(b *testing.B) {
+	cases := []struct {
+		name  string
+		parts []any
+	}{
+		{"name+2keys", []any{"add", graph.Key("add-0123456789abcdef0123456789abcdef"), graph.Key("x-1")}},
+		{"name+scalars", []any{"scale", 3, 2.5, true, int64(-7)}},
+		{"name+list", []any{"ones", []any{128, 128}, "float64", []int{64, 64}}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := graph.Tokenize(c.parts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

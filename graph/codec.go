@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"sync"
@@ -13,35 +12,8 @@ import (
 // The value codec: a tag byte, then the payload. Lengths are uvarints;
 // numbers are little-endian. Arrays register themselves (nd) as a
 // small header plus raw little-endian bytes, never as per-element encodings.
-const (
-	tagNil byte = iota
-	tagFalse
-	tagTrue
-	tagInt
-	tagInt8
-	tagInt16
-	tagInt32
-	tagInt64
-	tagUint
-	tagUint8
-	tagUint16
-	tagUint32
-	tagUint64
-	tagFloat32
-	tagFloat64
-	tagComplex64
-	tagComplex128
-	tagString
-	tagBytes
-	tagKey
-	tagList
-	tagInts
-	tagFloat64s
-	tagStrings
-	tagMap
-	tagRegistered
-	tagInt64s
-)
+// The tags and the payload of every built-in kind are rows of the table in
+// kinds.go.
 
 // TypeCodec encodes values of one registered type.
 type TypeCodec struct {
@@ -130,136 +102,26 @@ func (e *CodecError) Unwrap() error { return e.Err }
 
 // EncodeValue appends the encoding of v to dst.
 func EncodeValue(dst []byte, v any) ([]byte, error) {
-	return encodeValue(dst, v, 0)
+	return encodeValue(dst, v, encState{})
 }
 
 const maxDepth = 64
 
-func encodeValue(b []byte, v any, depth int) ([]byte, error) {
-	if depth > maxDepth {
-		return nil, &CodecError{Op: "encode", Msg: "nested too deeply"}
-	}
-	u64 := func(tag byte, x uint64) []byte {
-		b = append(b, tag)
-		return binary.LittleEndian.AppendUint64(b, x)
-	}
-	str := func(tag byte, s string) []byte {
-		b = append(b, tag)
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		return append(b, s...)
-	}
-	switch x := v.(type) {
-	case nil:
-		return append(b, tagNil), nil
-	case bool:
-		if x {
-			return append(b, tagTrue), nil
-		}
-		return append(b, tagFalse), nil
-	case int:
-		return u64(tagInt, uint64(x)), nil
-	case int8:
-		return append(b, tagInt8, byte(x)), nil
-	case int16:
-		return binary.LittleEndian.AppendUint16(append(b, tagInt16), uint16(x)), nil
-	case int32:
-		return binary.LittleEndian.AppendUint32(append(b, tagInt32), uint32(x)), nil
-	case int64:
-		return u64(tagInt64, uint64(x)), nil
-	case uint:
-		return u64(tagUint, uint64(x)), nil
-	case uint8:
-		return append(b, tagUint8, x), nil
-	case uint16:
-		return binary.LittleEndian.AppendUint16(append(b, tagUint16), x), nil
-	case uint32:
-		return binary.LittleEndian.AppendUint32(append(b, tagUint32), x), nil
-	case uint64:
-		return u64(tagUint64, x), nil
-	case float32:
-		return binary.LittleEndian.AppendUint32(append(b, tagFloat32), math.Float32bits(x)), nil
-	case float64:
-		return u64(tagFloat64, math.Float64bits(x)), nil
-	case complex64:
-		b = binary.LittleEndian.AppendUint32(append(b, tagComplex64), math.Float32bits(real(x)))
-		return binary.LittleEndian.AppendUint32(b, math.Float32bits(imag(x))), nil
-	case complex128:
-		b = u64(tagComplex128, math.Float64bits(real(x)))
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(imag(x))), nil
-	case string:
-		return str(tagString, x), nil
-	case []byte:
-		if x == nil {
-			x = []byte{}
-		}
-		return str(tagBytes, string(x)), nil
-	case Key:
-		return str(tagKey, string(x)), nil
-	case []any:
-		b = append(b, tagList)
-		b = binary.AppendUvarint(b, uint64(len(x)))
-		for _, e := range x {
-			var err error
-			if b, err = encodeValue(b, e, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return b, nil
-	case []int:
-		b = append(b, tagInts)
-		b = binary.AppendUvarint(b, uint64(len(x)))
-		for _, e := range x {
-			b = binary.LittleEndian.AppendUint64(b, uint64(e))
-		}
-		return b, nil
-	case []int64:
-		b = append(b, tagInt64s)
-		b = binary.AppendUvarint(b, uint64(len(x)))
-		for _, e := range x {
-			b = binary.LittleEndian.AppendUint64(b, uint64(e))
-		}
-		return b, nil
-	case []float64:
-		b = append(b, tagFloat64s)
-		b = binary.AppendUvarint(b, uint64(len(x)))
-		for _, e := range x {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e))
-		}
-		return b, nil
-	case []string:
-		b = append(b, tagStrings)
-		b = binary.AppendUvarint(b, uint64(len(x)))
-		for _, e := range x {
-			b = binary.AppendUvarint(b, uint64(len(e)))
-			b = append(b, e...)
-		}
-		return b, nil
-	case map[string]any:
-		keys := sortedKeys(x)
-		b = append(b, tagMap)
-		b = binary.AppendUvarint(b, uint64(len(keys)))
-		for _, k := range keys {
-			b = binary.AppendUvarint(b, uint64(len(k)))
-			b = append(b, k...)
-			var err error
-			if b, err = encodeValue(b, x[k], depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return b, nil
-	}
+// encodeRegistered appends a value of a registered type: tagRegistered,
+// the type's name, the payload's length and the payload.
+func encodeRegistered(b []byte, v any) ([]byte, error) {
 	typeRegistry.RLock()
 	c := typeRegistry.byType[reflect.TypeOf(v)]
 	typeRegistry.RUnlock()
 	if c == nil {
 		return nil, &CodecError{Op: "encode", Msg: fmt.Sprintf("type %T", v), Err: ErrUnregisteredType}
 	}
+	b = append(appendLen(b, tagRegistered, len(c.Name)), c.Name...)
 	if c.Append != nil {
 		n, err := c.Size(v)
 		if err != nil {
 			return nil, &CodecError{Op: "encode", Msg: c.Name, Err: err}
 		}
-		b = str(tagRegistered, c.Name)
 		b = binary.AppendUvarint(b, uint64(n))
 		start := len(b)
 		if b, err = c.Append(b, v); err != nil {
@@ -274,9 +136,30 @@ func encodeValue(b []byte, v any, depth int) ([]byte, error) {
 	if err != nil {
 		return nil, &CodecError{Op: "encode", Msg: c.Name, Err: err}
 	}
-	b = str(tagRegistered, c.Name)
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	return append(b, payload...), nil
+}
+
+// decodeRegistered reads what encodeRegistered wrote.
+func decodeRegistered(d *decoder, _ byte, _ int) any {
+	name := d.str()
+	payload := d.take(uint64(d.count(1)))
+	if d.err != nil {
+		return nil
+	}
+	typeRegistry.RLock()
+	c := typeRegistry.byName[name]
+	typeRegistry.RUnlock()
+	if c == nil {
+		d.fail(fmt.Sprintf("type %q", name), ErrUnregisteredType)
+		return nil
+	}
+	v, err := c.Decode(payload)
+	if err != nil {
+		d.fail(name, err)
+		return nil
+	}
+	return v
 }
 
 // DecodeValue decodes one value from b, returning it and the rest of b.
@@ -366,27 +249,28 @@ func (d *decoder) count(min uint64) int {
 // Beyond the cap, append grows with what is actually decoded.
 func prealloc(n int) int { return min(n, 1024) }
 
-func (d *decoder) u16() uint16 {
-	if p := d.take(2); p != nil {
-		return binary.LittleEndian.Uint16(p)
+// le reads a little-endian number of size bytes.
+func (d *decoder) le(size int) uint64 {
+	p := d.take(uint64(size))
+	var u uint64
+	for i, c := range p {
+		u |= uint64(c) << (8 * i)
 	}
-	return 0
+	return u
 }
-func (d *decoder) u32() uint32 {
-	if p := d.take(4); p != nil {
-		return binary.LittleEndian.Uint32(p)
-	}
-	return 0
-}
-func (d *decoder) u64() uint64 {
-	if p := d.take(8); p != nil {
-		return binary.LittleEndian.Uint64(p)
+
+func (d *decoder) u64() uint64 { return d.le(8) }
+
+func (d *decoder) byte1() byte {
+	if p := d.take(1); p != nil {
+		return p[0]
 	}
 	return 0
 }
 
 func (d *decoder) str() string { return string(d.take(uint64(d.count(1)))) }
 
+// value decodes one value: its tag picks the row of the table of kinds.
 func (d *decoder) value(depth int) any {
 	if depth > maxDepth {
 		d.fail("nested too deeply", nil)
@@ -396,124 +280,12 @@ func (d *decoder) value(depth int) any {
 	if t == nil {
 		return nil
 	}
-	switch t[0] {
-	case tagNil:
+	k := kindByTag[t[0]]
+	if k == nil || k.dec == nil {
+		d.fail(fmt.Sprintf("unknown tag %d", t[0]), nil)
 		return nil
-	case tagFalse:
-		return false
-	case tagTrue:
-		return true
-	case tagInt:
-		return int(d.u64())
-	case tagInt8:
-		if p := d.take(1); p != nil {
-			return int8(p[0])
-		}
-		return nil
-	case tagInt16:
-		return int16(d.u16())
-	case tagInt32:
-		return int32(d.u32())
-	case tagInt64:
-		return int64(d.u64())
-	case tagUint:
-		return uint(d.u64())
-	case tagUint8:
-		if p := d.take(1); p != nil {
-			return p[0]
-		}
-		return nil
-	case tagUint16:
-		return d.u16()
-	case tagUint32:
-		return d.u32()
-	case tagUint64:
-		return d.u64()
-	case tagFloat32:
-		return math.Float32frombits(d.u32())
-	case tagFloat64:
-		return math.Float64frombits(d.u64())
-	case tagComplex64:
-		re := math.Float32frombits(d.u32())
-		return complex(re, math.Float32frombits(d.u32()))
-	case tagComplex128:
-		re := math.Float64frombits(d.u64())
-		return complex(re, math.Float64frombits(d.u64()))
-	case tagString:
-		return d.str()
-	case tagBytes:
-		p := d.take(uint64(d.count(1)))
-		if p == nil {
-			return nil
-		}
-		return append([]byte{}, p...)
-	case tagKey:
-		return Key(d.str())
-	case tagList:
-		n := d.count(1)
-		out := make([]any, 0, prealloc(n))
-		for i := 0; i < n && d.err == nil; i++ {
-			out = append(out, d.value(depth+1))
-		}
-		return out
-	case tagInts, tagInt64s:
-		n := d.count(8)
-		if t[0] == tagInts {
-			out := make([]int, n)
-			for i := range out {
-				out[i] = int(d.u64())
-			}
-			return out
-		}
-		out := make([]int64, n)
-		for i := range out {
-			out[i] = int64(d.u64())
-		}
-		return out
-	case tagFloat64s:
-		n := d.count(8)
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = math.Float64frombits(d.u64())
-		}
-		return out
-	case tagStrings:
-		n := d.count(1)
-		out := make([]string, 0, prealloc(n))
-		for i := 0; i < n && d.err == nil; i++ {
-			out = append(out, d.str())
-		}
-		return out
-	case tagMap:
-		n := d.count(2)
-		out := make(map[string]any, prealloc(n))
-		for i := 0; i < n && d.err == nil; i++ {
-			k := d.str()
-			out[k] = d.value(depth + 1)
-		}
-		return out
-	case tagRegistered:
-		name := d.str()
-		payload := d.take(uint64(d.count(1)))
-		if d.err != nil {
-			return nil
-		}
-		typeRegistry.RLock()
-		c := typeRegistry.byName[name]
-		typeRegistry.RUnlock()
-		if c == nil {
-			d.fail(fmt.Sprintf("type %q", name), ErrUnregisteredType)
-			return nil
-		}
-		v, err := c.Decode(payload)
-		if err != nil {
-			d.fail(name, err)
-			return nil
-		}
-		return v
 	}
-	d.fail(fmt.Sprintf("unknown tag %d", t[0]), nil)
-	return nil
+	return k.dec(d, t[0], depth)
 }
 
 // RegisteredTypes returns the names of the registered value types, sorted.

@@ -133,6 +133,10 @@ var codecValues = []struct {
 	{"map-empty", map[string]any{}},
 	{"map-nil", map[string]any(nil)},
 	{"map", map[string]any{"": 1, "b": []any{2.0}, "a": map[string]any{"x": nil}}},
+	{"bools-nil", []bool(nil)},
+	{"bools", []bool{true, false, true}},
+	{"keys-empty", []graph.Key{}},
+	{"keys", []graph.Key{"a", "", "sum-3fa1[0,2]"}},
 	{"registered", point{X: 1, Y: -2}},
 	{"registered-in-list", []any{point{}, point{X: math.MaxInt32, Y: math.MinInt32}}},
 	{"registered-in-map", map[string]any{"p": point{X: 3}}},
@@ -379,6 +383,13 @@ func FuzzDecodeValue(f *testing.F) {
 		}
 		if !sameValue(v, v2) {
 			t.Fatalf("round trip changed %#v into %#v", v, v2)
+		}
+		// Tokens hash the codec's bytes: a value and its copy agree, or
+		// both are refused (registered types have no token).
+		t1, err1 := graph.Tokenize(v)
+		t2, err2 := graph.Tokenize(v2)
+		if (err1 != nil) != (err2 != nil) || t1 != t2 {
+			t.Fatalf("Tokenize of %#v and its copy: %s, %v and %s, %v", v, t1, err1, t2, err2)
 		}
 	})
 }

@@ -149,3 +149,18 @@ func ExampleMarshal() {
 	// 25 bytes: [1 two 3] <nil>
 	// true
 }
+
+// A Hasher builds the token of a call piece by piece, without allocating
+// for the op name and the keys; it gives what Tokenize gives.
+func ExampleHasher() {
+	h := graph.NewHasher()
+	h.String("add")
+	h.Key("x-1")
+	if err := h.Value(2.5); err != nil {
+		panic(err)
+	}
+	tok, _ := graph.Tokenize("add", graph.Key("x-1"), 2.5)
+	fmt.Println(h.Token() == tok, len(tok))
+	// Output:
+	// true 32
+}

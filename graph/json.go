@@ -401,71 +401,17 @@ func floatJSON(f float64, bits int) json.RawMessage {
 	return json.RawMessage(strconv.FormatFloat(f, 'g', -1, bits))
 }
 
+// valueToJSON writes v in the JSON form its row of the table of kinds
+// gives, or as {"t": "codec"} when the row has none.
 func valueToJSON(v any) (*jsonValue, error) {
-	switch x := v.(type) {
-	case nil:
-		return &jsonValue{T: "nil"}, nil
-	case bool:
-		return &jsonValue{T: "bool", V: raw(x)}, nil
-	case int:
-		return &jsonValue{T: "int", V: raw(x)}, nil
-	case int8:
-		return &jsonValue{T: "int8", V: raw(x)}, nil
-	case int16:
-		return &jsonValue{T: "int16", V: raw(x)}, nil
-	case int32:
-		return &jsonValue{T: "int32", V: raw(x)}, nil
-	case int64:
-		return &jsonValue{T: "int64", V: raw(x)}, nil
-	case uint:
-		return &jsonValue{T: "uint", V: raw(x)}, nil
-	case uint8:
-		return &jsonValue{T: "uint8", V: raw(x)}, nil
-	case uint16:
-		return &jsonValue{T: "uint16", V: raw(x)}, nil
-	case uint32:
-		return &jsonValue{T: "uint32", V: raw(x)}, nil
-	case uint64:
-		return &jsonValue{T: "uint64", V: raw(x)}, nil
-	case float32:
-		return &jsonValue{T: "float32", V: floatJSON(float64(x), 32)}, nil
-	case float64:
-		return &jsonValue{T: "float64", V: floatJSON(x, 64)}, nil
-	case complex64:
-		v := "[" + string(floatJSON(float64(real(x)), 32)) + "," + string(floatJSON(float64(imag(x)), 32)) + "]"
-		return &jsonValue{T: "complex64", V: json.RawMessage(v)}, nil
-	case complex128:
-		v := "[" + string(floatJSON(real(x), 64)) + "," + string(floatJSON(imag(x), 64)) + "]"
-		return &jsonValue{T: "complex128", V: json.RawMessage(v)}, nil
-	case string:
-		if !utf8.ValidString(x) {
-			break
+	if k := lookupKind(v); k != nil && k.toJSON != nil {
+		r, ok, err := k.toJSON(v)
+		if err != nil {
+			return nil, err
 		}
-		return &jsonValue{T: "string", V: raw(x)}, nil
-	case Key:
-		if !utf8.ValidString(string(x)) {
-			break
+		if ok {
+			return &jsonValue{T: k.name, V: r}, nil
 		}
-		return &jsonValue{T: "key", V: raw(string(x))}, nil
-	case []byte:
-		if x == nil {
-			x = []byte{}
-		}
-		return &jsonValue{T: "bytes", V: raw(x)}, nil
-	case []any:
-		parts := make([]json.RawMessage, len(x))
-		for i, e := range x {
-			jv, err := valueToJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			b, err := json.Marshal(jv)
-			if err != nil {
-				return nil, err
-			}
-			parts[i] = b
-		}
-		return &jsonValue{T: "list", V: raw(parts)}, nil
 	}
 	b, err := Marshal(v)
 	if err != nil {
@@ -487,123 +433,54 @@ func valueFromJSON(jv *jsonValue, depth int) (any, error) {
 	if len(jv.V) == 0 {
 		return nil, fmt.Errorf("value of type %q without v", jv.T)
 	}
-	intOf := func(bits int) (int64, error) {
-		var n json.Number
-		if err := json.Unmarshal(jv.V, &n); err != nil {
-			return 0, fmt.Errorf("%s value: %w", jv.T, err)
-		}
-		return strconv.ParseInt(n.String(), 10, bits)
-	}
-	uintOf := func(bits int) (uint64, error) {
-		var n json.Number
-		if err := json.Unmarshal(jv.V, &n); err != nil {
-			return 0, fmt.Errorf("%s value: %w", jv.T, err)
-		}
-		return strconv.ParseUint(n.String(), 10, bits)
-	}
-	switch jv.T {
-	case "bool":
-		var b bool
-		err := json.Unmarshal(jv.V, &b)
-		return b, err
-	case "int":
-		x, err := intOf(strconv.IntSize)
-		return int(x), err
-	case "int8":
-		x, err := intOf(8)
-		return int8(x), err
-	case "int16":
-		x, err := intOf(16)
-		return int16(x), err
-	case "int32":
-		x, err := intOf(32)
-		return int32(x), err
-	case "int64":
-		x, err := intOf(64)
-		return x, err
-	case "uint":
-		x, err := uintOf(strconv.IntSize)
-		return uint(x), err
-	case "uint8":
-		x, err := uintOf(8)
-		return uint8(x), err
-	case "uint16":
-		x, err := uintOf(16)
-		return uint16(x), err
-	case "uint32":
-		x, err := uintOf(32)
-		return uint32(x), err
-	case "uint64":
-		return uintOf(64)
-	case "float32":
-		f, err := floatFromJSON(jv.V, 32)
-		return float32(f), err
-	case "float64":
-		return floatFromJSON(jv.V, 64)
-	case "complex64", "complex128":
-		var parts []json.RawMessage
-		if err := json.Unmarshal(jv.V, &parts); err != nil || len(parts) != 2 {
-			return nil, fmt.Errorf("%s value: want [re, im]", jv.T)
-		}
-		bits := 64
-		if jv.T == "complex64" {
-			bits = 32
-		}
-		re, err := floatFromJSON(parts[0], bits)
-		if err != nil {
-			return nil, err
-		}
-		im, err := floatFromJSON(parts[1], bits)
-		if err != nil {
-			return nil, err
-		}
-		if bits == 32 {
-			return complex(float32(re), float32(im)), nil
-		}
-		return complex(re, im), nil
-	case "string", "key":
-		var s string
-		if err := json.Unmarshal(jv.V, &s); err != nil {
-			return nil, fmt.Errorf("%s value: %w", jv.T, err)
-		}
-		if jv.T == "key" {
-			return Key(s), nil
-		}
-		return s, nil
-	case "bytes":
-		var b []byte
-		if err := json.Unmarshal(jv.V, &b); err != nil {
-			return nil, fmt.Errorf("bytes value: %w", err)
-		}
-		if b == nil {
-			b = []byte{}
-		}
-		return b, nil
-	case "list":
-		var parts []jsonValue
-		dec := json.NewDecoder(bytes.NewReader(jv.V))
-		dec.UseNumber()
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&parts); err != nil {
-			return nil, fmt.Errorf("list value: %w", err)
-		}
-		out := make([]any, len(parts))
-		for i := range parts {
-			v, err := valueFromJSON(&parts[i], depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case "codec":
+	if jv.T == "codec" {
 		var b []byte
 		if err := json.Unmarshal(jv.V, &b); err != nil {
 			return nil, fmt.Errorf("codec value: %w", err)
 		}
 		return Unmarshal(b)
 	}
+	if k := kindByName[jv.T]; k != nil && k.fromJSON != nil {
+		return k.fromJSON(jv.V, depth)
+	}
 	return nil, fmt.Errorf("unknown value type %q", jv.T)
+}
+
+// listToJSON is the list row's JSON form: an array of values.
+func listToJSON(v any) (json.RawMessage, bool, error) {
+	x := v.([]any)
+	parts := make([]json.RawMessage, len(x))
+	for i, e := range x {
+		jv, err := valueToJSON(e)
+		if err != nil {
+			return nil, false, err
+		}
+		b, err := json.Marshal(jv)
+		if err != nil {
+			return nil, false, err
+		}
+		parts[i] = b
+	}
+	return raw(parts), true, nil
+}
+
+func listFromJSON(r json.RawMessage, depth int) (any, error) {
+	var parts []jsonValue
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&parts); err != nil {
+		return nil, fmt.Errorf("list value: %w", err)
+	}
+	out := make([]any, len(parts))
+	for i := range parts {
+		v, err := valueFromJSON(&parts[i], depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 func floatFromJSON(b json.RawMessage, bits int) (float64, error) {

@@ -4,12 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"hash"
-	"hash/fnv"
-	"math"
+	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -99,146 +97,122 @@ type Tokenizer interface {
 }
 
 // Tokenize returns a deterministic hex token for its arguments: equal inputs
-// give equal tokens in every process and every run. It understands nil,
-// booleans, integers, floats, complex numbers, strings, byte slices, Keys,
-// slices ([]any, []int, []int64, []float64, []bool, []string, []Key) and
-// maps of those (maps in sorted-key order), Ops (by name and parameters)
-// and Tokenizers. For any other value it returns an error;
-// callers that cannot tokenize fall back to an impure token.
+// give equal tokens in every process and every run. The token is FNV-128a
+// over the codec's encoding of each argument (see Hasher), so it
+// understands every built-in kind of the codec (nil, booleans, numbers,
+// strings, byte slices, Keys, the slices and maps of the table of kinds),
+// and in addition Ops (by name and parameters) and Tokenizers, anywhere in
+// a list or map. For any other value, registered types included (an n-d
+// array has no cheap token unless it implements Tokenizer), it returns an
+// error; callers that cannot tokenize fall back to an impure token.
 func Tokenize(parts ...any) (string, error) {
-	h := fnv.New128a()
+	h := NewHasher()
 	for _, p := range parts {
-		if err := tokenizeInto(h, p); err != nil {
+		if err := h.Value(p); err != nil {
 			return "", err
 		}
 	}
-	var sum [16]byte
-	return hex.EncodeToString(h.Sum(sum[:0])), nil
+	return h.Token(), nil
 }
 
-func tokenizeInto(h hash.Hash, v any) error {
-	var buf [17]byte
-	w := func(tag byte, u uint64) {
-		buf[0] = tag
-		binary.LittleEndian.PutUint64(buf[1:], u)
-		h.Write(buf[:9])
+// Hasher computes a Tokenize token incrementally: h.Value(a); h.Value(b)
+// gives Tokenize(a, b). It hashes the codec's bytes, so a token and the
+// codec cannot disagree; String and Key hash a string or a key without
+// boxing it or copying it into a buffer, which keeps the builders of large
+// graphs (delayed) free of allocations per key. A Hasher is a value of two
+// words: copy it to fork a token.
+type Hasher struct{ hi, lo uint64 }
+
+// NewHasher returns a Hasher at FNV-128a's offset basis.
+func NewHasher() Hasher { return Hasher{hi: 0x6c62272e07bb0142, lo: 0x62b821756295c58d} }
+
+// write hashes p: FNV-128a, xor then multiply by the 128-bit prime
+// 2^88 + 0x13b, written as two 64-bit words.
+func (h *Hasher) write(p []byte) {
+	hi, lo := h.hi, h.lo
+	for _, c := range p {
+		lo ^= uint64(c)
+		s0, s1 := bits.Mul64(0x13b, lo)
+		s0 += lo<<24 + 0x13b*hi
+		hi, lo = s0, s1
 	}
-	ws := func(tag byte, s string) {
-		w(tag, uint64(len(s)))
-		h.Write([]byte(s))
+	h.hi, h.lo = hi, lo
+}
+
+func (h *Hasher) writeString(s string) {
+	hi, lo := h.hi, h.lo
+	for i := 0; i < len(s); i++ {
+		lo ^= uint64(s[i])
+		s0, s1 := bits.Mul64(0x13b, lo)
+		s0 += lo<<24 + 0x13b*hi
+		hi, lo = s0, s1
 	}
+	h.hi, h.lo = hi, lo
+}
+
+// String hashes s as Value(s) does, without allocating.
+func (h *Hasher) String(s string) { h.text(tagString, s) }
+
+// Key hashes k as Value(k) does, without allocating.
+func (h *Hasher) Key(k Key) { h.text(tagKey, string(k)) }
+
+// text hashes the string and key rows' encoding: appendLen's head, then
+// the bytes.
+func (h *Hasher) text(tag byte, s string) {
+	var head [1 + binary.MaxVarintLen64]byte
+	h.write(appendLen(head[:0], tag, len(s)))
+	h.writeString(s)
+}
+
+// scratch holds the buffers Value encodes into: the table's encoders are
+// called through function values, so a buffer on Value's stack would
+// escape to the heap on every call.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// Value hashes the codec's encoding of v; Tokenizers and Ops, which the
+// codec does not carry, hash their token or their name and parameters.
+func (h *Hasher) Value(v any) error {
 	switch x := v.(type) {
-	case nil:
-		w(0, 0)
-	case bool:
-		if x {
-			w(1, 1)
-		} else {
-			w(1, 0)
-		}
-	case int:
-		w(2, uint64(x))
-	case int8:
-		w(3, uint64(x))
-	case int16:
-		w(4, uint64(x))
-	case int32:
-		w(5, uint64(x))
-	case int64:
-		w(6, uint64(x))
-	case uint:
-		w(7, uint64(x))
-	case uint8:
-		w(8, uint64(x))
-	case uint16:
-		w(9, uint64(x))
-	case uint32:
-		w(10, uint64(x))
-	case uint64:
-		w(11, x)
-	case float32:
-		w(12, uint64(math.Float32bits(x)))
-	case float64:
-		w(13, math.Float64bits(x))
-	case complex64:
-		w(14, uint64(math.Float32bits(real(x))))
-		w(14, uint64(math.Float32bits(imag(x))))
-	case complex128:
-		w(15, math.Float64bits(real(x)))
-		w(15, math.Float64bits(imag(x)))
 	case string:
-		ws(16, x)
-	case []byte:
-		w(17, uint64(len(x)))
-		h.Write(x)
+		h.String(x)
+		return nil
 	case Key:
-		ws(18, string(x))
-	case Tokenizer:
-		ws(19, x.Token())
-	case Op:
-		ws(20, x.Name())
-		if p, ok := x.(ParamOp); ok {
-			b, err := p.Params()
-			if err != nil {
-				return fmt.Errorf("graph: tokenize op %s: %w", x.Name(), err)
-			}
-			w(21, uint64(len(b)))
-			h.Write(b)
-		}
-	case []any:
-		w(22, uint64(len(x)))
-		for _, e := range x {
-			if err := tokenizeInto(h, e); err != nil {
-				return err
-			}
-		}
-	case []int:
-		w(23, uint64(len(x)))
-		for _, e := range x {
-			w(2, uint64(e))
-		}
-	case []int64:
-		w(24, uint64(len(x)))
-		for _, e := range x {
-			w(6, uint64(e))
-		}
-	case []float64:
-		w(25, uint64(len(x)))
-		for _, e := range x {
-			w(13, math.Float64bits(e))
-		}
-	case []bool:
-		w(29, uint64(len(x)))
-		for _, e := range x {
-			if e {
-				w(1, 1)
-			} else {
-				w(1, 0)
-			}
-		}
-	case []string:
-		w(26, uint64(len(x)))
-		for _, e := range x {
-			ws(16, e)
-		}
-	case []Key:
-		w(27, uint64(len(x)))
-		for _, e := range x {
-			ws(18, string(e))
-		}
-	case map[string]any:
-		keys := sortedKeys(x)
-		w(28, uint64(len(keys)))
-		for _, k := range keys {
-			ws(16, k)
-			if err := tokenizeInto(h, x[k]); err != nil {
-				return err
-			}
-		}
-	default:
-		return fmt.Errorf("graph: cannot tokenize value of type %T", v)
+		h.Key(x)
+		return nil
+	}
+	bp := scratch.Get().(*[]byte)
+	b, err := encodeValue((*bp)[:0], v, encState{token: true})
+	if err != nil {
+		scratch.Put(bp)
+		return err
+	}
+	h.write(b)
+	// Keep small buffers only: a long list's encoding may be large.
+	if cap(b) <= 64<<10 {
+		*bp = b[:0]
+		scratch.Put(bp)
 	}
 	return nil
+}
+
+// Sum returns the 16 bytes of the hash, big-endian.
+func (h *Hasher) Sum() [16]byte {
+	var sum [16]byte
+	binary.BigEndian.PutUint64(sum[:8], h.hi)
+	binary.BigEndian.PutUint64(sum[8:], h.lo)
+	return sum
+}
+
+// AppendToken appends the token, 32 lower-case hex digits, to dst.
+func (h *Hasher) AppendToken(dst []byte) []byte {
+	sum := h.Sum()
+	return hex.AppendEncode(dst, sum[:])
+}
+
+// Token returns the token, as Tokenize does.
+func (h *Hasher) Token() string {
+	var buf [32]byte
+	return string(h.AppendToken(buf[:0]))
 }
 
 var (
