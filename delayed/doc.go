@@ -98,9 +98,9 @@
 // call impure. The keys of Value, Slice, Map and getitem tasks are always
 // deterministic: they are functions of their arguments' keys, as Dask's
 // are.
-// Named gives a value an explicit key (dask_key_name). Tokens of keys and
-// small scalars are computed by an allocation-free copy of Tokenize's
-// FNV-128a, checked against graph.Tokenize by the tests.
+// Named gives a value an explicit key (dask_key_name). Pure keys hash the
+// codec bytes of the arguments with graph.Hasher, Tokenize's own
+// allocation-free form, so a key and graph.Tokenize never disagree.
 //
 // # Tuples
 //
