@@ -1,0 +1,644 @@
+package chunkarray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tessera-go/tessera/nd"
+)
+
+// Expression node kinds of a fused elementwise task.
+const (
+	kIn    = iota + 1 // a block argument: A is its position among the inputs
+	kConst            // a 0-d scalar S (numpy's value-based casting applies)
+	kFull             // a constant array (Ones, Full) broadcast to the tile: S
+	kBin              // Op(A, B)
+	kUn               // Op(A)
+	kWhere            // where(A, B, C)
+	kCast             // A as dtype D
+	kRand             // random block A, generated in place (params R)
+	kZarr             // zarr chunk A of the store at F, read in place
+)
+
+// enode is one node of a fused expression; operands refer to earlier
+// nodes. The last node is the result.
+type enode struct {
+	K  uint8    `json:"k"`
+	Op uint8    `json:"op,omitempty"`
+	A  int32    `json:"a,omitempty"`
+	B  int32    `json:"b,omitempty"`
+	C  int32    `json:"c,omitempty"`
+	S  scalar   `json:"s"`
+	D  nd.DType `json:"d,omitempty"`
+	R  *randomP `json:"r,omitempty"`
+	F  string   `json:"f,omitempty"`
+	h  *zarrHandle
+}
+
+// tileElems is the number of elements a fused expression evaluates at a
+// time: small enough that its buffers stay in cache, large enough that
+// the per-tile bookkeeping is noise.
+const tileElems = 1 << 14
+
+// elemP evaluates a fused expression. Args: see collector.blockArgs.
+type elemP struct {
+	Nodes []enode  `json:"nodes"`
+	D     nd.DType `json:"dtype"`
+}
+
+func (p elemP) run(_ context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(&p, args, opElemwise)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.release()
+	return ev.block(shape, false)
+}
+
+// block evaluates the whole block of the given shape: into new memory,
+// or with pooled into a buffer from the pool that ev.release gives back
+// (for a consumer inside the same task). Constant blocks come out
+// zero-stride.
+func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
+	p := ev.p
+	if size(shape) == 0 {
+		return nd.Zeros(p.D, shape...)
+	}
+	if ev.constant() {
+		// Every input is constant over the block: evaluate the expression
+		// once on one element and return a zero-stride block, as the
+		// inputs were, instead of materialising it.
+		r, err := ev.eval(wholeRegion(shape), nil)
+		if err != nil {
+			return nil, err
+		}
+		if r.DType() != p.D {
+			if r, err = r.AsType(p.D); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	var out *nd.Array
+	var err error
+	if pooled {
+		var buf *nd.Array
+		if buf, err = getBuf(p.D, size(shape)); err != nil {
+			return nil, err
+		}
+		ev.pooled = append(ev.pooled, buf)
+		if out, err = buf.Slice(nd.Slice1{Start: 0, Stop: size(shape), Step: 1}); err == nil {
+			out, err = out.Reshape(shape...)
+		}
+	} else {
+		out, err = nd.Zeros(p.D, shape...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ev.tiles(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// tiles evaluates the expression into out (the block's shape and dtype)
+// tile by tile.
+func (ev *evaluator) tiles(out *nd.Array) error {
+	return forTiles(out.Shape(), func(sl []nd.Slice1) error {
+		dst, err := out.Slice(sl...)
+		if err != nil {
+			return err
+		}
+		r, err := ev.eval(sl, dst)
+		if err != nil || r == dst {
+			return err
+		}
+		return nd.Assign(dst, r)
+	})
+}
+
+func size(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+func wholeRegion(shape []int) []nd.Slice1 {
+	sl := make([]nd.Slice1, len(shape))
+	for ax := range sl {
+		sl[ax] = nd.Slice1{Start: 0, Stop: shape[ax], Step: 1}
+	}
+	return sl
+}
+
+// forTiles calls fn with the tiles of a block of shape in C order: whole
+// trailing axes whose product fits tileElems, and a range of the next
+// axis; earlier axes one index at a time. A tile is then contiguous in a
+// C-ordered block. sl is reused between calls.
+func forTiles(shape []int, fn func(sl []nd.Slice1) error) error {
+	nax := len(shape)
+	inner, k := 1, nax-1
+	for k >= 0 && inner*shape[k] <= tileElems {
+		inner *= shape[k]
+		k--
+	}
+	sl := wholeRegion(shape)
+	if k < 0 {
+		return fn(sl)
+	}
+	rows := max(1, tileElems/inner)
+	idx := make([]int, k)
+	for {
+		for ax := 0; ax < k; ax++ {
+			sl[ax] = nd.Slice1{Start: idx[ax], Stop: idx[ax] + 1, Step: 1}
+		}
+		for s := 0; s < shape[k]; s += rows {
+			sl[k] = nd.Slice1{Start: s, Stop: min(s+rows, shape[k]), Step: 1}
+			if err := fn(sl); err != nil {
+				return err
+			}
+		}
+		ax := k - 1
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			if idx[ax] < shape[ax] {
+				break
+			}
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			return nil
+		}
+	}
+}
+
+// randBlock is the block of a random node that a fused task generates:
+// its start in the whole array and its shape.
+type randBlock struct{ start, shape []int }
+
+type evaluator struct {
+	p      *elemP
+	shape  []int // the output block's
+	ins    []*nd.Array
+	rands  []randBlock
+	files  []*nd.Array // per zarr node, its chunk (in pooled memory)
+	vals   []*nd.Array
+	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (pooled)
+	consts []*nd.Array // per kConst node, its 0-d value
+	pooled []*nd.Array // buffers to give back to the pool
+}
+
+// release gives the evaluator's pooled buffers back; nothing the
+// evaluator returned may be used afterwards unless it was copied.
+func (ev *evaluator) release() {
+	for _, b := range ev.pooled {
+		putBuf(b)
+	}
+	ev.pooled = nil
+	clear(ev.bufs)
+	clear(ev.files)
+}
+
+// newEvaluator decodes the arguments of a fused task.
+func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error) {
+	shape, err := argInts(args, 0, opName)
+	if err != nil {
+		return nil, nil, err
+	}
+	nin, nrand, nfile := 0, 0, 0
+	for _, n := range p.Nodes {
+		switch n.K {
+		case kIn:
+			nin++
+		case kRand:
+			nrand++
+		case kZarr:
+			nfile++
+		}
+	}
+	if len(args) != 1+nin+2*nrand+nfile {
+		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs, %d random blocks and %d zarr chunks", opName, len(args), nin, nrand, nfile)
+	}
+	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand), files: make([]*nd.Array, nfile),
+		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes))}
+	for i := range ev.ins {
+		if ev.ins[i], err = argArray(args[1+i], opName); err != nil {
+			return nil, nil, err
+		}
+	}
+	for i := range ev.rands {
+		st, err1 := argInts(args, 1+nin+2*i, opName)
+		sh, err2 := argInts(args, 2+nin+2*i, opName)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, nil, err
+		}
+		ev.rands[i] = randBlock{st, sh}
+	}
+	for i, n := range p.Nodes {
+		switch n.K {
+		case kConst:
+			if ev.consts[i], err = n.S.array(); err != nil {
+				return nil, nil, err
+			}
+		case kRand:
+			if n.R == nil || int(n.A) >= nrand || len(ev.rands[n.A].start) != len(n.R.Shape) || len(ev.rands[n.A].shape) != len(n.R.Shape) {
+				return nil, nil, fmt.Errorf("%s: bad random node %d", opName, i)
+			}
+		case kIn:
+			if int(n.A) >= nin {
+				return nil, nil, fmt.Errorf("%s: bad input node %d", opName, i)
+			}
+		case kZarr:
+			if int(n.A) >= nfile || ev.files[n.A] != nil {
+				ev.release()
+				return nil, nil, fmt.Errorf("%s: bad zarr node %d", opName, i)
+			}
+			idx, err := argInts(args, 1+nin+2*nrand+int(n.A), opName)
+			if err == nil {
+				ev.files[n.A], err = ev.readChunk(n, idx)
+			}
+			if err != nil {
+				ev.release()
+				return nil, nil, err
+			}
+		}
+	}
+	return ev, shape, nil
+}
+
+// readChunk reads chunk idx of zarr node n into a pooled buffer.
+func (ev *evaluator) readChunk(n enode, idx []int) (*nd.Array, error) {
+	z, err := n.h.open(n.F)
+	if err != nil {
+		return nil, err
+	}
+	buf, err := getBuf(z.DType(), z.StoredChunkSize())
+	if err != nil {
+		return nil, err
+	}
+	ev.pooled = append(ev.pooled, buf)
+	return z.ReadChunkInto(idx, buf)
+}
+
+// constant reports whether every input of the expression is constant
+// over the block.
+func (ev *evaluator) constant() bool {
+	if len(ev.rands) > 0 {
+		return false
+	}
+	for _, in := range ev.files {
+		if !isConst(in) {
+			return false
+		}
+	}
+	for _, in := range ev.ins {
+		if !isConst(in) {
+			return false
+		}
+	}
+	return true
+}
+
+// isConst reports whether every element of a is the same one: every axis
+// has stride 0 or length 1 (a zero-stride block, a 0-d scalar).
+func isConst(a *nd.Array) bool {
+	sh := a.Shape()
+	for i, s := range a.Strides() {
+		if s != 0 && sh[i] != 1 {
+			return false
+		}
+	}
+	return a.Size() > 0
+}
+
+// first returns the one-element view of a at its origin, keeping a's
+// number of axes (so that numpy's value-based casting sees an array as an
+// array and a 0-d scalar as a scalar).
+func first(a *nd.Array) (*nd.Array, error) {
+	sl := make([]nd.Slice1, a.NDim())
+	for i := range sl {
+		sl[i] = nd.Slice1{Start: 0, Stop: 1, Step: 1}
+	}
+	return a.Slice(sl...)
+}
+
+// buffer returns a view of node i's buffer with shape and dtype d.
+func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	b := ev.bufs[i]
+	if b == nil || b.DType() != d || b.Size() < n {
+		var err error
+		if b, err = getBuf(d, max(n, tileElems)); err != nil {
+			return nil, err
+		}
+		ev.pooled = append(ev.pooled, b)
+		ev.bufs[i] = b
+	}
+	v, err := b.Slice(nd.Slice1{Start: 0, Stop: n, Step: 1})
+	if err != nil {
+		return nil, err
+	}
+	return v.Reshape(shape...)
+}
+
+// eval evaluates the expression on region sl of the output block and
+// returns it with the region's shape. The last node writes into dst when
+// dst is not nil and has its dtype and shape; then dst is returned. A node
+// whose operands are all constant is computed on one element and
+// broadcast: constant inputs stay zero-stride through the expression.
+func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
+	tshape := make([]int, len(sl))
+	for i, s := range sl {
+		tshape[i] = s.Stop - s.Start
+	}
+	last := len(ev.p.Nodes) - 1
+	var err error
+	for i, n := range ev.p.Nodes {
+		var v *nd.Array
+		switch n.K {
+		case kConst:
+			v = ev.consts[i]
+		case kIn:
+			v, err = leafView(ev.ins[n.A], sl, ev.shape)
+		case kZarr:
+			v, err = leafView(ev.files[n.A], sl, ev.shape)
+		case kRand:
+			v, err = ev.random(i, n, sl)
+		case kFull:
+			v, err = nd.Full(n.S.D, n.S.value(), tshape...)
+		case kBin:
+			a, b := ev.vals[n.A], ev.vals[n.B]
+			var d nd.DType
+			var sh []int
+			if d, err = nd.BinaryResultTypeOf(nd.BinaryOp(n.Op), a, b); err != nil {
+				break
+			}
+			if sh, err = nd.BroadcastShapes(nd.BinaryOp(n.Op).String(), a.Shape(), b.Shape()); err != nil {
+				break
+			}
+			if isConst(a) && isConst(b) {
+				v, err = constBinary(nd.BinaryOp(n.Op), d, a, b, sh)
+				break
+			}
+			if i == last && dst != nil && d == dst.DType() && slices.Equal(sh, tshape) {
+				v = dst
+			} else if v, err = ev.buffer(i, d, sh); err != nil {
+				break
+			}
+			err = nd.BinaryInto(nd.BinaryOp(n.Op), v, a, b)
+		case kUn:
+			a := ev.vals[n.A]
+			var d nd.DType
+			if d, err = nd.UnaryResultType(nd.UnaryOp(n.Op), a.DType()); err != nil {
+				break
+			}
+			if isConst(a) {
+				v, err = constUnary(nd.UnaryOp(n.Op), d, a)
+				break
+			}
+			if i == last && dst != nil && d == dst.DType() && slices.Equal(a.Shape(), tshape) {
+				v = dst
+			} else if v, err = ev.buffer(i, d, a.Shape()); err != nil {
+				break
+			}
+			err = nd.UnaryInto(nd.UnaryOp(n.Op), v, a)
+		case kWhere:
+			c, a, b := ev.vals[n.A], ev.vals[n.B], ev.vals[n.C]
+			if isConst(c) && isConst(a) && isConst(b) {
+				v, err = constWhere(c, a, b)
+				break
+			}
+			v, err = nd.Where(c, a, b)
+		case kCast:
+			a := ev.vals[n.A]
+			if isConst(a) {
+				var one *nd.Array
+				if one, err = first(a); err == nil {
+					if one, err = one.AsType(n.D); err == nil {
+						v, err = one.BroadcastTo(a.Shape()...)
+					}
+				}
+				break
+			}
+			if i == last && dst != nil && n.D == dst.DType() && slices.Equal(a.Shape(), tshape) {
+				v = dst
+			} else if v, err = ev.buffer(i, n.D, a.Shape()); err != nil {
+				break
+			}
+			err = nd.AsTypeInto(v, a)
+		default:
+			err = fmt.Errorf("%s: bad node kind %d", opElemwise, n.K)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ev.vals[i] = v
+	}
+	r := ev.vals[last]
+	if r != dst && !slices.Equal(r.Shape(), tshape) {
+		return r.BroadcastTo(tshape...)
+	}
+	return r, nil
+}
+
+func constBinary(op nd.BinaryOp, d nd.DType, a, b *nd.Array, sh []int) (*nd.Array, error) {
+	a1, err1 := first(a)
+	b1, err2 := first(b)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	ones := make([]int, len(sh))
+	for i := range ones {
+		ones[i] = 1
+	}
+	r, err := nd.Zeros(d, ones...)
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.BinaryInto(op, r, a1, b1); err != nil {
+		return nil, err
+	}
+	return r.BroadcastTo(sh...)
+}
+
+func constUnary(op nd.UnaryOp, d nd.DType, a *nd.Array) (*nd.Array, error) {
+	a1, err := first(a)
+	if err != nil {
+		return nil, err
+	}
+	r, err := nd.Zeros(d, a1.Shape()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.UnaryInto(op, r, a1); err != nil {
+		return nil, err
+	}
+	return r.BroadcastTo(a.Shape()...)
+}
+
+func constWhere(c, a, b *nd.Array) (*nd.Array, error) {
+	sh, err := nd.BroadcastShapes("where", c.Shape(), a.Shape(), b.Shape())
+	if err != nil {
+		return nil, err
+	}
+	c1, err1 := first(c)
+	a1, err2 := first(a)
+	b1, err3 := first(b)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	r, err := nd.Where(c1, a1, b1)
+	if err != nil {
+		return nil, err
+	}
+	return r.BroadcastTo(sh...)
+}
+
+// random generates the part of random node i's block that region sl of
+// the output block reads (broadcast axes collapsed, as leafView does).
+func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
+	rb := ev.rands[n.A]
+	m, nout := len(rb.shape), len(ev.shape)
+	if m > nout {
+		return nil, fmt.Errorf("%s: random block of %d axes in a block of %d", opElemwise, m, nout)
+	}
+	rs := make([]int, m)
+	st := make([]int, m)
+	for j := range rs {
+		ax := j + nout - m
+		if rb.shape[j] == 1 && ev.shape[ax] != 1 {
+			rs[j], st[j] = 1, rb.start[j]
+		} else {
+			rs[j], st[j] = sl[ax].Stop-sl[ax].Start, rb.start[j]+sl[ax].Start
+		}
+	}
+	v, err := ev.buffer(i, n.R.dtype(), rs)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.R.fill(v.Data(), v.Offset(), st, rs); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// reduceFusedP is the chunk stage of a reduction fused with the
+// expression that makes its input: Args as elemP's (collector.blockArgs).
+// The expression is evaluated tile by tile (constant blocks in one go)
+// and each tile is reduced into the block's partial, so that the input
+// block never exists as a whole: a sum over a random or elementwise array
+// streams through cache-sized buffers. Float partials are summed per tile
+// and then tile after tile, a different association from one pairwise
+// sum over the block (the unfused graph's); within rounding of it.
+type reduceFusedP struct {
+	E elemP   `json:"e"`
+	R reduceP `json:"r"`
+}
+
+func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(&p.E, args, opReduceFused)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.release()
+	if p.R.Kind == pkMoments {
+		// Mean, Var and Std: the block is evaluated into a pooled buffer
+		// (no block of its own, no task) and its moments taken there.
+		b, err := ev.block(shape, true)
+		if err != nil {
+			return nil, err
+		}
+		c, m, m2, err := nd.Moments(b, p.R.Axes)
+		if err != nil {
+			return nil, err
+		}
+		return []any{c, m, m2}, nil
+	}
+	if p.R.Kind != pkPlain {
+		return nil, fmt.Errorf("%s: bad kind %d", opReduceFused, p.R.Kind)
+	}
+	red := make([]bool, len(shape))
+	for _, ax := range p.R.Axes {
+		if ax < 0 || ax >= len(shape) {
+			return nil, fmt.Errorf("%s: axis %d of a block of %d axes", opReduceFused, ax, len(shape))
+		}
+		red[ax] = true
+	}
+	if size(shape) == 0 || ev.constant() {
+		r, err := ev.eval(wholeRegion(shape), nil)
+		if size(shape) == 0 {
+			r, err = nd.Zeros(p.E.D, shape...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return nd.Reduce(p.R.Op, r, p.R.Axes, true)
+	}
+	accShape := make([]int, len(shape))
+	for i, s := range shape {
+		accShape[i] = s
+		if red[i] {
+			accShape[i] = 1
+		}
+	}
+	if p.R.Op == nd.Sum && size(accShape) == 1 {
+		if r, ok, err := ev.fastSum(accShape); ok || err != nil {
+			return r, err
+		}
+	}
+	var acc *nd.Array
+	bop := combineOps[p.R.Op]
+	asl := make([]nd.Slice1, len(shape))
+	err = forTiles(shape, func(sl []nd.Slice1) error {
+		r, err := ev.eval(sl, nil)
+		if err != nil {
+			return err
+		}
+		part, err := nd.Reduce(p.R.Op, r, p.R.Axes, true)
+		if err != nil {
+			return err
+		}
+		if acc == nil {
+			if acc, err = nd.Zeros(part.DType(), accShape...); err != nil {
+				return err
+			}
+		}
+		// Tiles come in C order and cover trailing axes whole, so a
+		// tile is the first to reach its part of the partial exactly
+		// when it starts at 0 along every reduced axis.
+		firstTouch := true
+		for ax, s := range sl {
+			asl[ax] = s
+			if red[ax] {
+				asl[ax] = nd.Slice1{Start: 0, Stop: 1, Step: 1}
+				if s.Start != 0 {
+					firstTouch = false
+				}
+			}
+		}
+		view, err := acc.Slice(asl...)
+		if err != nil {
+			return err
+		}
+		if firstTouch {
+			return nd.Assign(view, part)
+		}
+		return nd.BinaryInto(bop, view, view, part)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return acc, nil
+}
+
+const opReduceFused = "chunkarray.reduce-fused"
+
+func init() { register[reduceFusedP](opReduceFused) }
