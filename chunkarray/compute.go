@@ -70,12 +70,11 @@ func (c *collector) countUsers(roots []*Array) {
 	}
 }
 
+// deps returns the Arrays whose tasks a's tasks refer to: for a fused
+// task, the leaves of its expression.
 func (c *collector) deps(a *Array) []*Array {
-	if _, ok := a.lay.(*elemLayer); ok {
-		return c.fusedOf(a).leaves
-	}
-	if l := c.fusedReduce(a); l != nil {
-		return c.fusedOf(l.in).leaves
+	if expr, _, ok := c.fusedTask(a); ok {
+		return c.fusedOf(expr).leaves
 	}
 	return a.lay.inputs()
 }
@@ -119,11 +118,8 @@ type emitter interface {
 }
 
 func (c *collector) emit(a *Array) error {
-	if _, ok := a.lay.(*elemLayer); ok {
-		return c.emitElem(a)
-	}
-	if l := c.fusedReduce(a); l != nil {
-		return c.emitReduceFused(a, l)
+	if expr, red, ok := c.fusedTask(a); ok {
+		return c.emitFused(a, expr, red)
 	}
 	if e, ok := a.lay.(emitter); ok {
 		return e.emit(c, a)

@@ -6,8 +6,14 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
+
+// Blockwise fusion, evaluation side: elemP (a fused elementwise task)
+// and reduceFusedP (a reduction's chunk stage fused with its input) both
+// decode their arguments into one evaluator, which evaluates the
+// expression tile by tile. The expressions are built in fuse_collect.go.
 
 // Expression node kinds of a fused elementwise task.
 const (
@@ -20,22 +26,46 @@ const (
 	kCast             // A as dtype D
 	kRand             // random block A, generated in place (params R)
 	kZarr             // zarr chunk A of the store at F, read in place
+	kNPY              // block A of the .npy file at F, read in place (params P)
 )
 
 // enode is one node of a fused expression; operands refer to earlier
-// nodes. The last node is the result.
+// nodes. The last node is the result. N is the name of the Array a file
+// node reads, so that a failed read names its block's key.
 type enode struct {
-	K  uint8    `json:"k"`
-	Op uint8    `json:"op,omitempty"`
-	A  int32    `json:"a,omitempty"`
-	B  int32    `json:"b,omitempty"`
-	C  int32    `json:"c,omitempty"`
-	S  scalar   `json:"s"`
-	D  nd.DType `json:"d,omitempty"`
-	R  *randomP `json:"r,omitempty"`
-	F  string   `json:"f,omitempty"`
+	K  uint8     `json:"k"`
+	Op uint8     `json:"op,omitempty"`
+	A  int32     `json:"a,omitempty"`
+	B  int32     `json:"b,omitempty"`
+	C  int32     `json:"c,omitempty"`
+	S  scalar    `json:"s"`
+	D  nd.DType  `json:"d,omitempty"`
+	R  *randomP  `json:"r,omitempty"`
+	F  string    `json:"f,omitempty"`
+	N  string    `json:"n,omitempty"`
+	P  *npyReadP `json:"npy,omitempty"`
 	h  *zarrHandle
 }
+
+// FusedInputError is the error of a read that blockwise fusion moved into
+// its consumer's task: with fusion on, FromZarr(p).Sum() reads each chunk
+// inside the sum's chunk task, so the scheduler's *sched.TaskError names
+// that task; this error, its cause, names the read itself, by its op and
+// the key its block has without fusion (what WithOptimize(false) would
+// report), and wraps the reader's error (a *zarr.Error or *npy.Error
+// naming the file), so errors.Is(err, fs.ErrNotExist) and errors.As see
+// through it.
+type FusedInputError struct {
+	Op  string    // the read's op, e.g. "chunkarray.npy-read"
+	Key graph.Key // the key of the block read, e.g. from-npy-<token>[0,1]
+	Err error
+}
+
+func (e *FusedInputError) Error() string {
+	return fmt.Sprintf("fused input %q (%s): %v", string(e.Key), e.Op, e.Err)
+}
+
+func (e *FusedInputError) Unwrap() error { return e.Err }
 
 // tileElems is the number of elements a fused expression evaluates at a
 // time: small enough that its buffers stay in cache, large enough that
@@ -186,7 +216,7 @@ type evaluator struct {
 	shape  []int // the output block's
 	ins    []*nd.Array
 	rands  []randBlock
-	files  []*nd.Array // per zarr node, its chunk (in pooled memory)
+	files  []*nd.Array // per file node, its block (a zarr chunk in pooled memory)
 	vals   []*nd.Array
 	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (pooled)
 	consts []*nd.Array // per kConst node, its 0-d value
@@ -204,7 +234,9 @@ func (ev *evaluator) release() {
 	clear(ev.files)
 }
 
-// newEvaluator decodes the arguments of a fused task.
+// newEvaluator decodes the arguments of a fused task (collector.blockArgs)
+// and reads its file nodes' blocks. opName names the task's op in errors;
+// a failed read is a *FusedInputError naming the read.
 func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error) {
 	shape, err := argInts(args, 0, opName)
 	if err != nil {
@@ -217,58 +249,93 @@ func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error
 			nin++
 		case kRand:
 			nrand++
-		case kZarr:
+		case kZarr, kNPY:
 			nfile++
 		}
 	}
 	if len(args) != 1+nin+2*nrand+nfile {
-		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs, %d random blocks and %d zarr chunks", opName, len(args), nin, nrand, nfile)
+		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs, %d random blocks and %d file blocks", opName, len(args), nin, nrand, nfile)
 	}
 	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand), files: make([]*nd.Array, nfile),
 		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes))}
+	if err := ev.decode(args, opName); err != nil {
+		ev.release()
+		return nil, nil, err
+	}
+	return ev, shape, nil
+}
+
+// decode fills the evaluator's inputs from args, node by node: block
+// arguments, random blocks' starts and shapes, constants, and the blocks
+// of file nodes, read now.
+func (ev *evaluator) decode(args []any, opName string) error {
+	nin, nrand := len(ev.ins), len(ev.rands)
+	var err error
 	for i := range ev.ins {
 		if ev.ins[i], err = argArray(args[1+i], opName); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	for i := range ev.rands {
 		st, err1 := argInts(args, 1+nin+2*i, opName)
 		sh, err2 := argInts(args, 2+nin+2*i, opName)
 		if err := errors.Join(err1, err2); err != nil {
-			return nil, nil, err
+			return err
 		}
 		ev.rands[i] = randBlock{st, sh}
 	}
-	for i, n := range p.Nodes {
+	for i, n := range ev.p.Nodes {
 		switch n.K {
 		case kConst:
 			if ev.consts[i], err = n.S.array(); err != nil {
-				return nil, nil, err
+				return err
 			}
 		case kRand:
 			if n.R == nil || int(n.A) >= nrand || len(ev.rands[n.A].start) != len(n.R.Shape) || len(ev.rands[n.A].shape) != len(n.R.Shape) {
-				return nil, nil, fmt.Errorf("%s: bad random node %d", opName, i)
+				return fmt.Errorf("%s: bad random node %d", opName, i)
 			}
 		case kIn:
 			if int(n.A) >= nin {
-				return nil, nil, fmt.Errorf("%s: bad input node %d", opName, i)
+				return fmt.Errorf("%s: bad input node %d", opName, i)
 			}
-		case kZarr:
-			if int(n.A) >= nfile || ev.files[n.A] != nil {
-				ev.release()
-				return nil, nil, fmt.Errorf("%s: bad zarr node %d", opName, i)
+		case kZarr, kNPY:
+			if int(n.A) >= len(ev.files) || ev.files[n.A] != nil || n.K == kNPY && n.P == nil {
+				return fmt.Errorf("%s: bad file node %d", opName, i)
 			}
-			idx, err := argInts(args, 1+nin+2*nrand+int(n.A), opName)
-			if err == nil {
-				ev.files[n.A], err = ev.readChunk(n, idx)
-			}
+			ints, err := argInts(args, 1+nin+2*nrand+int(n.A), opName)
 			if err != nil {
-				ev.release()
-				return nil, nil, err
+				return err
+			}
+			if ev.files[n.A], err = ev.read(n, ints); err != nil {
+				return err
 			}
 		}
 	}
-	return ev, shape, nil
+	return nil
+}
+
+// read reads the block of file node n; ints are its argument (see
+// collector.blockArgs). Its error is a *FusedInputError naming the
+// block's key, which the node's ints give.
+func (ev *evaluator) read(n enode, ints []int) (*nd.Array, error) {
+	opName, idx := opZarrRead, ints
+	var b *nd.Array
+	var err error
+	if n.K == kNPY {
+		opName = opNPYRead
+		m := len(ints) / 3
+		if len(ints) != 3*m {
+			return nil, fmt.Errorf("%s: npy block argument of %d ints", opNPYRead, len(ints))
+		}
+		idx = ints[:m]
+		b, err = n.P.read(ints[m:2*m], ints[2*m:])
+	} else {
+		b, err = ev.readChunk(n, idx)
+	}
+	if err != nil {
+		return nil, &FusedInputError{Op: opName, Key: graph.BlockKey(n.N, idx...), Err: err}
+	}
+	return b, nil
 }
 
 // readChunk reads chunk idx of zarr node n into a pooled buffer.
@@ -368,7 +435,7 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 			v = ev.consts[i]
 		case kIn:
 			v, err = leafView(ev.ins[n.A], sl, ev.shape)
-		case kZarr:
+		case kZarr, kNPY:
 			v, err = leafView(ev.files[n.A], sl, ev.shape)
 		case kRand:
 			v, err = ev.random(i, n, sl)

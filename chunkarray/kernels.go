@@ -63,7 +63,7 @@ func (ev *evaluator) matchSum() (sumPattern, bool) {
 	switch x.K {
 	case kIn:
 		pt.in = ev.ins[x.A]
-	case kZarr:
+	case kZarr, kNPY:
 		pt.in = ev.files[x.A]
 	default:
 		return pt, false
