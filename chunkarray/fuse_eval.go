@@ -616,7 +616,8 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 		return nil, err
 	}
 	defer ev.release()
-	if p.R.Kind == pkMoments {
+	switch p.R.Kind {
+	case pkMoments:
 		// Mean, Var and Std: the block is evaluated into a pooled buffer
 		// (no block of its own, no task) and its moments taken there.
 		b, err := ev.block(shape, true)
@@ -628,12 +629,19 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 			return nil, err
 		}
 		return []any{c, m, m2}, nil
+	case pkPlain:
+		return ev.reduce(p.R, shape)
 	}
-	if p.R.Kind != pkPlain {
-		return nil, fmt.Errorf("%s: bad kind %d", opReduceFused, p.R.Kind)
-	}
+	return nil, fmt.Errorf("%s: bad kind %d", opReduceFused, p.R.Kind)
+}
+
+// reduce evaluates and reduces the block of the given shape with r's op
+// over r's axes, keeping dims: constant and empty blocks in one go, sums
+// to one element by a kernel where one fits (kernels.go), and otherwise
+// tile by tile into the partial.
+func (ev *evaluator) reduce(rp reduceP, shape []int) (*nd.Array, error) {
 	red := make([]bool, len(shape))
-	for _, ax := range p.R.Axes {
+	for _, ax := range rp.Axes {
 		if ax < 0 || ax >= len(shape) {
 			return nil, fmt.Errorf("%s: axis %d of a block of %d axes", opReduceFused, ax, len(shape))
 		}
@@ -642,12 +650,12 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 	if size(shape) == 0 || ev.constant() {
 		r, err := ev.eval(wholeRegion(shape), nil)
 		if size(shape) == 0 {
-			r, err = nd.Zeros(p.E.D, shape...)
+			r, err = nd.Zeros(ev.p.D, shape...)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return nd.Reduce(p.R.Op, r, p.R.Axes, true)
+		return nd.Reduce(rp.Op, r, rp.Axes, true)
 	}
 	accShape := make([]int, len(shape))
 	for i, s := range shape {
@@ -656,20 +664,26 @@ func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
 			accShape[i] = 1
 		}
 	}
-	if p.R.Op == nd.Sum && size(accShape) == 1 {
+	if rp.Op == nd.Sum && size(accShape) == 1 {
 		if r, ok, err := ev.fastSum(accShape); ok || err != nil {
 			return r, err
 		}
 	}
+	return ev.reduceTiles(rp, shape, red, accShape)
+}
+
+// reduceTiles reduces the block tile by tile into a partial of accShape
+// (the block's shape with the axes red reduced to 1).
+func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape []int) (*nd.Array, error) {
 	var acc *nd.Array
-	bop := combineOps[p.R.Op]
+	bop := combineOps[rp.Op]
 	asl := make([]nd.Slice1, len(shape))
-	err = forTiles(shape, func(sl []nd.Slice1) error {
+	err := forTiles(shape, func(sl []nd.Slice1) error {
 		r, err := ev.eval(sl, nil)
 		if err != nil {
 			return err
 		}
-		part, err := nd.Reduce(p.R.Op, r, p.R.Axes, true)
+		part, err := nd.Reduce(rp.Op, r, rp.Axes, true)
 		if err != nil {
 			return err
 		}

@@ -62,39 +62,7 @@ var combineOps = map[nd.ReduceOp]nd.BinaryOp{
 
 func (p reduceP) run(_ context.Context, args []any) (any, error) {
 	if p.Stage == stChunk {
-		b, err := argArray(args[0], opReduce)
-		if err != nil {
-			return nil, err
-		}
-		switch p.Kind {
-		case pkPlain:
-			if p.Device == DeviceCUDA {
-				return deviceReduce(p, b)
-			}
-			return nd.Reduce(p.Op, b, p.Axes, true)
-		case pkMoments:
-			c, m, m2, err := nd.Moments(b, p.Axes)
-			if err != nil {
-				return nil, err
-			}
-			return []any{c, m, m2}, nil
-		case pkArg:
-			origin, err := argInts(args, 1, opReduce)
-			if err != nil {
-				return nil, err
-			}
-			var v, i *nd.Array
-			if p.Flat {
-				v, i, err = nd.ArgChunkFlat(p.ArgOp, b, origin, p.Shape)
-			} else {
-				v, i, err = nd.ArgChunk(p.ArgOp, b, p.Axes[0], origin[p.Axes[0]])
-			}
-			if err != nil {
-				return nil, err
-			}
-			return []any{v, i}, nil
-		}
-		return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+		return p.chunk(args)
 	}
 	list, ok := args[0].([]any)
 	if !ok || len(list) == 0 {
@@ -102,80 +70,133 @@ func (p reduceP) run(_ context.Context, args []any) (any, error) {
 	}
 	switch p.Kind {
 	case pkPlain:
-		acc, err := argArray(list[0], opReduce)
-		if err != nil {
-			return nil, err
-		}
-		bop := combineOps[p.Op]
-		for _, v := range list[1:] {
-			b, err := argArray(v, opReduce)
-			if err != nil {
-				return nil, err
-			}
-			if acc, err = nd.Binary(bop, acc, b); err != nil {
-				return nil, err
-			}
-		}
-		if p.Stage == stAgg {
-			if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
-				if acc, err = acc.AsType(want); err != nil {
-					return nil, err
-				}
-			}
-			if !p.Keepdims {
-				return dropAxes(acc, p.Axes)
-			}
-		}
-		return acc, nil
+		return p.combinePlain(list)
 	case pkMoments:
-		cs, ms, m2s := make([]*nd.Array, len(list)), make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
-		for i, v := range list {
-			t, ok := v.([]any)
-			if !ok || len(t) != 3 {
-				return nil, fmt.Errorf("%s: moments partial is %T", opReduce, v)
-			}
-			cs[i], _ = t[0].(*nd.Array)
-			ms[i], _ = t[1].(*nd.Array)
-			m2s[i], _ = t[2].(*nd.Array)
+		return p.combineMoments(list)
+	case pkArg:
+		return p.combineArg(list)
+	}
+	return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+}
+
+// chunk is the chunk stage: one block (args[0]) to its partial.
+func (p reduceP) chunk(args []any) (any, error) {
+	b, err := argArray(args[0], opReduce)
+	if err != nil {
+		return nil, err
+	}
+	switch p.Kind {
+	case pkPlain:
+		if p.Device == DeviceCUDA {
+			return deviceReduce(p, b)
 		}
-		c, m, m2, err := nd.CombineMoments(cs, ms, m2s)
+		return nd.Reduce(p.Op, b, p.Axes, true)
+	case pkMoments:
+		c, m, m2, err := nd.Moments(b, p.Axes)
 		if err != nil {
 			return nil, err
-		}
-		if p.Stage == stAgg {
-			return nd.MomentsResult(p.Op, p.D, c, m, m2, p.Ddof, p.Axes, p.Keepdims)
 		}
 		return []any{c, m, m2}, nil
 	case pkArg:
-		vs, is := make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
-		for i, v := range list {
-			t, ok := v.([]any)
-			if !ok || len(t) != 2 {
-				return nil, fmt.Errorf("%s: arg partial is %T", opReduce, v)
-			}
-			vs[i], _ = t[0].(*nd.Array)
-			is[i], _ = t[1].(*nd.Array)
-		}
-		ax := 0
-		if !p.Flat {
-			ax = p.Axes[0]
-		}
-		v, i, err := nd.ArgCombine(p.ArgOp, vs, is, ax)
+		origin, err := argInts(args, 1, opReduce)
 		if err != nil {
 			return nil, err
 		}
-		if p.Stage == stAgg {
-			if p.Flat {
-				return i.Reshape()
-			}
-			if !p.Keepdims {
-				return dropAxes(i, p.Axes)
-			}
-			return i, nil
+		var v, i *nd.Array
+		if p.Flat {
+			v, i, err = nd.ArgChunkFlat(p.ArgOp, b, origin, p.Shape)
+		} else {
+			v, i, err = nd.ArgChunk(p.ArgOp, b, p.Axes[0], origin[p.Axes[0]])
+		}
+		if err != nil {
+			return nil, err
 		}
 		return []any{v, i}, nil
 	}
 	return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+}
+
+// combinePlain combines plain partials elementwise (combine and
+// aggregate stages).
+func (p reduceP) combinePlain(list []any) (any, error) {
+	acc, err := argArray(list[0], opReduce)
+	if err != nil {
+		return nil, err
+	}
+	bop := combineOps[p.Op]
+	for _, v := range list[1:] {
+		b, err := argArray(v, opReduce)
+		if err != nil {
+			return nil, err
+		}
+		if acc, err = nd.Binary(bop, acc, b); err != nil {
+			return nil, err
+		}
+	}
+	if p.Stage == stAgg {
+		if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
+			if acc, err = acc.AsType(want); err != nil {
+				return nil, err
+			}
+		}
+		if !p.Keepdims {
+			return dropAxes(acc, p.Axes)
+		}
+	}
+	return acc, nil
+}
+
+// combineMoments merges (count, mean, m2) partials.
+func (p reduceP) combineMoments(list []any) (any, error) {
+	cs, ms, m2s := make([]*nd.Array, len(list)), make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
+	for i, v := range list {
+		t, ok := v.([]any)
+		if !ok || len(t) != 3 {
+			return nil, fmt.Errorf("%s: moments partial is %T", opReduce, v)
+		}
+		cs[i], _ = t[0].(*nd.Array)
+		ms[i], _ = t[1].(*nd.Array)
+		m2s[i], _ = t[2].(*nd.Array)
+	}
+	c, m, m2, err := nd.CombineMoments(cs, ms, m2s)
+	if err != nil {
+		return nil, err
+	}
+	if p.Stage == stAgg {
+		return nd.MomentsResult(p.Op, p.D, c, m, m2, p.Ddof, p.Axes, p.Keepdims)
+	}
+	return []any{c, m, m2}, nil
+}
+
+// combineArg merges (values, indices) partials of arg reductions.
+func (p reduceP) combineArg(list []any) (any, error) {
+	vs, is := make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
+	for i, v := range list {
+		t, ok := v.([]any)
+		if !ok || len(t) != 2 {
+			return nil, fmt.Errorf("%s: arg partial is %T", opReduce, v)
+		}
+		vs[i], _ = t[0].(*nd.Array)
+		is[i], _ = t[1].(*nd.Array)
+	}
+	ax := 0
+	if !p.Flat {
+		ax = p.Axes[0]
+	}
+	v, i, err := nd.ArgCombine(p.ArgOp, vs, is, ax)
+	if err != nil {
+		return nil, err
+	}
+	if p.Stage == stAgg {
+		if p.Flat {
+			return i.Reshape()
+		}
+		if !p.Keepdims {
+			return dropAxes(i, p.Axes)
+		}
+		return i, nil
+	}
+	return []any{v, i}, nil
 }
 
 // dropAxes reshapes a keepdims result to drop the (length-1) axes.
