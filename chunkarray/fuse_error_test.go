@@ -161,3 +161,39 @@ func TestFusedInputErrorUnwrap(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedReadThroughJSON: fused file reads survive the encoding that
+// carries graphs to other processes (no store handle there: the task opens
+// the store itself), give numpy's values (the sums of 0..11 by formula),
+// and a failed read still names its key after the trip.
+func TestFusedReadThroughJSON(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	npyPath, zarrPath := filepath.Join(dir, "x.npy"), filepath.Join(dir, "x.zarr")
+	src := Arange(0, 12, 1, nd.Int64, 4)
+	if err := src.ToNPY(ctx, npyPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.ToZarr(ctx, zarrPath, ZarrOptions{Chunks: []int{4}}); err != nil {
+		t.Fatal(err)
+	}
+	x := FromNPY(npyPath, 4)
+	for name, y := range map[string]*Array{
+		"npy":  x.Mul(2).Sum(),                    // 2 * 66
+		"zarr": FromZarr(zarrPath).Square().Sum(), // 0²+…+11² = 506
+	} {
+		got, err := computeThroughJSON(y)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := map[string]int64{"npy": 132, "zarr": 506}[name]
+		if v, _ := got.At(); v != want {
+			t.Errorf("%s: got %v, want %d", name, v, want)
+		}
+	}
+	if err := os.Remove(npyPath); err != nil {
+		t.Fatal(err)
+	}
+	_, err := computeThroughJSON(x.Mul(2).Sum())
+	checkReadError(t, err, x, npyPath, opNPYRead, true)
+}
