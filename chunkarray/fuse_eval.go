@@ -427,83 +427,12 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 		tshape[i] = s.Stop - s.Start
 	}
 	last := len(ev.p.Nodes) - 1
-	var err error
 	for i, n := range ev.p.Nodes {
-		var v *nd.Array
-		switch n.K {
-		case kConst:
-			v = ev.consts[i]
-		case kIn:
-			v, err = leafView(ev.ins[n.A], sl, ev.shape)
-		case kZarr, kNPY:
-			v, err = leafView(ev.files[n.A], sl, ev.shape)
-		case kRand:
-			v, err = ev.random(i, n, sl)
-		case kFull:
-			v, err = nd.Full(n.S.D, n.S.value(), tshape...)
-		case kBin:
-			a, b := ev.vals[n.A], ev.vals[n.B]
-			var d nd.DType
-			var sh []int
-			if d, err = nd.BinaryResultTypeOf(nd.BinaryOp(n.Op), a, b); err != nil {
-				break
-			}
-			if sh, err = nd.BroadcastShapes(nd.BinaryOp(n.Op).String(), a.Shape(), b.Shape()); err != nil {
-				break
-			}
-			if isConst(a) && isConst(b) {
-				v, err = constBinary(nd.BinaryOp(n.Op), d, a, b, sh)
-				break
-			}
-			if i == last && dst != nil && d == dst.DType() && slices.Equal(sh, tshape) {
-				v = dst
-			} else if v, err = ev.buffer(i, d, sh); err != nil {
-				break
-			}
-			err = nd.BinaryInto(nd.BinaryOp(n.Op), v, a, b)
-		case kUn:
-			a := ev.vals[n.A]
-			var d nd.DType
-			if d, err = nd.UnaryResultType(nd.UnaryOp(n.Op), a.DType()); err != nil {
-				break
-			}
-			if isConst(a) {
-				v, err = constUnary(nd.UnaryOp(n.Op), d, a)
-				break
-			}
-			if i == last && dst != nil && d == dst.DType() && slices.Equal(a.Shape(), tshape) {
-				v = dst
-			} else if v, err = ev.buffer(i, d, a.Shape()); err != nil {
-				break
-			}
-			err = nd.UnaryInto(nd.UnaryOp(n.Op), v, a)
-		case kWhere:
-			c, a, b := ev.vals[n.A], ev.vals[n.B], ev.vals[n.C]
-			if isConst(c) && isConst(a) && isConst(b) {
-				v, err = constWhere(c, a, b)
-				break
-			}
-			v, err = nd.Where(c, a, b)
-		case kCast:
-			a := ev.vals[n.A]
-			if isConst(a) {
-				var one *nd.Array
-				if one, err = first(a); err == nil {
-					if one, err = one.AsType(n.D); err == nil {
-						v, err = one.BroadcastTo(a.Shape()...)
-					}
-				}
-				break
-			}
-			if i == last && dst != nil && n.D == dst.DType() && slices.Equal(a.Shape(), tshape) {
-				v = dst
-			} else if v, err = ev.buffer(i, n.D, a.Shape()); err != nil {
-				break
-			}
-			err = nd.AsTypeInto(v, a)
-		default:
-			err = fmt.Errorf("%s: bad node kind %d", opElemwise, n.K)
+		var out *nd.Array
+		if i == last && dst != nil && slices.Equal(dst.Shape(), tshape) {
+			out = dst
 		}
+		v, err := ev.node(i, n, sl, tshape, out)
 		if err != nil {
 			return nil, err
 		}
@@ -514,6 +443,102 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 		return r.BroadcastTo(tshape...)
 	}
 	return r, nil
+}
+
+// node evaluates node i on region sl (of shape tshape) from the values of
+// earlier nodes; out, when not nil, is where the result may go.
+func (ev *evaluator) node(i int, n enode, sl []nd.Slice1, tshape []int, out *nd.Array) (*nd.Array, error) {
+	switch n.K {
+	case kConst:
+		return ev.consts[i], nil
+	case kIn:
+		return leafView(ev.ins[n.A], sl, ev.shape)
+	case kZarr, kNPY:
+		return leafView(ev.files[n.A], sl, ev.shape)
+	case kRand:
+		return ev.random(i, n, sl)
+	case kFull:
+		return nd.Full(n.S.D, n.S.value(), tshape...)
+	case kBin:
+		return ev.binary(i, n, out)
+	case kUn:
+		return ev.unary(i, n, out)
+	case kWhere:
+		c, a, b := ev.vals[n.A], ev.vals[n.B], ev.vals[n.C]
+		if isConst(c) && isConst(a) && isConst(b) {
+			return constWhere(c, a, b)
+		}
+		return nd.Where(c, a, b)
+	case kCast:
+		return ev.cast(i, n, out)
+	}
+	return nil, fmt.Errorf("%s: bad node kind %d", opElemwise, n.K)
+}
+
+// dest returns where node i writes a result of dtype d and shape sh: out
+// when it fits, else node i's tile buffer.
+func (ev *evaluator) dest(i int, out *nd.Array, d nd.DType, sh []int) (*nd.Array, error) {
+	if out != nil && out.DType() == d && slices.Equal(out.Shape(), sh) {
+		return out, nil
+	}
+	return ev.buffer(i, d, sh)
+}
+
+func (ev *evaluator) binary(i int, n enode, out *nd.Array) (*nd.Array, error) {
+	op := nd.BinaryOp(n.Op)
+	a, b := ev.vals[n.A], ev.vals[n.B]
+	d, err := nd.BinaryResultTypeOf(op, a, b)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := nd.BroadcastShapes(op.String(), a.Shape(), b.Shape())
+	if err != nil {
+		return nil, err
+	}
+	if isConst(a) && isConst(b) {
+		return constBinary(op, d, a, b, sh)
+	}
+	v, err := ev.dest(i, out, d, sh)
+	if err != nil {
+		return nil, err
+	}
+	return v, nd.BinaryInto(op, v, a, b)
+}
+
+func (ev *evaluator) unary(i int, n enode, out *nd.Array) (*nd.Array, error) {
+	op := nd.UnaryOp(n.Op)
+	a := ev.vals[n.A]
+	d, err := nd.UnaryResultType(op, a.DType())
+	if err != nil {
+		return nil, err
+	}
+	if isConst(a) {
+		return constUnary(op, d, a)
+	}
+	v, err := ev.dest(i, out, d, a.Shape())
+	if err != nil {
+		return nil, err
+	}
+	return v, nd.UnaryInto(op, v, a)
+}
+
+func (ev *evaluator) cast(i int, n enode, out *nd.Array) (*nd.Array, error) {
+	a := ev.vals[n.A]
+	if isConst(a) {
+		one, err := first(a)
+		if err != nil {
+			return nil, err
+		}
+		if one, err = one.AsType(n.D); err != nil {
+			return nil, err
+		}
+		return one.BroadcastTo(a.Shape()...)
+	}
+	v, err := ev.dest(i, out, n.D, a.Shape())
+	if err != nil {
+		return nil, err
+	}
+	return v, nd.AsTypeInto(v, a)
 }
 
 func constBinary(op nd.BinaryOp, d nd.DType, a, b *nd.Array, sh []int) (*nd.Array, error) {
