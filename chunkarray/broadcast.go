@@ -6,6 +6,11 @@ import (
 	"github.com/tessera-go/tessera/nd"
 )
 
+// Broadcasting, in both places it happens: at build time, unify gives an
+// elementwise result its chunks from its operands' (dask's unify_chunks);
+// at run time, leafView gives a fused task's tile the matching part of an
+// input block whose broadcast axes have length 1.
+
 // leafView returns the part of input block b that region sl of an output
 // block of shape oshape reads: b's axes align to the right, and an axis of
 // length 1 where the output is longer is broadcast.

@@ -8,6 +8,11 @@ import (
 	"github.com/tessera-go/tessera/nd"
 )
 
+// The elementwise API (Binary, Unary, Where, AsType and their named
+// forms) and its layer. An elementwise Array never makes tasks of its
+// own: the collector fuses it (fuse_collect.go), alone or with its
+// operands, into one task per block that fuse_eval.go evaluates.
+
 // operand of an elementwise layer: an Array or a 0-d scalar.
 type operand struct {
 	arr *Array
