@@ -9,9 +9,10 @@ import (
 )
 
 // The elementwise API (Binary, Unary, Where, AsType and their named
-// forms) and its layer. An elementwise Array never makes tasks of its
-// own: the collector fuses it (fuse_collect.go), alone or with its
-// operands, into one task per block that fuse_eval.go evaluates.
+// forms) and its layer. The layer does not write its own tasks: the
+// collector writes them (fuse_collect.go), one elemP task per block that
+// fuse_eval.go evaluates, with the fusable operands inside when fusion is
+// on and a one-operation expression when it is off.
 
 // operand of an elementwise layer: an Array or a 0-d scalar.
 type operand struct {
