@@ -70,62 +70,11 @@ func (c *collector) countUsers(roots []*Array) {
 	}
 }
 
-// fusable reports whether x may be evaluated inside its consumer's fused
-// expression instead of being a task of its own.
-func (c *collector) fusable(x *Array) bool {
-	if !c.fuse || c.root[x] || c.users[x] != 1 {
-		return false
-	}
-	switch l := x.lay.(type) {
-	case *elemLayer, *fullLayer, *randomLayer:
-		return true
-	case *sourceLayer:
-		// A zarr chunk is read inside the consumer's task, into a
-		// reused buffer, instead of into a new block of its own.
-		_, ok := l.op.(*op[zarrReadP])
-		return ok
-	}
-	_, ok := constOf(x)
-	return ok
-}
-
-// constOf returns the value of x when every element of x is that value:
-// a constant array (Ones, Full) or a selection or transposition of one.
-// Such an x fuses into its consumer as a constant and is never a task.
-func constOf(x *Array) (scalar, bool) {
-	for {
-		switch l := x.lay.(type) {
-		case *fullLayer:
-			return l.op.p.V, true
-		case *getitemLayer:
-			x = l.in
-		case *transposeLayer:
-			x = l.in
-		default:
-			return scalar{}, false
-		}
-	}
-}
-
-// fusedReduce returns the reduction layer of a when a is the chunk stage
-// of a reduction whose input is fused into it: each block's task then
-// evaluates the input's expression tile by tile and reduces the tiles as
-// they come, and the input block is never materialised.
-func (c *collector) fusedReduce(a *Array) *reduceLayer {
-	l, ok := a.lay.(*reduceLayer)
-	if !ok || l.op.p.Stage != stChunk || l.op.p.Kind == pkArg || l.op.p.Device != "" || !c.fusable(l.in) {
-		return nil
-	}
-	return l
-}
-
-// deps returns the Arrays whose tasks a's tasks refer to.
+// deps returns the Arrays whose tasks a's tasks refer to: for a fused
+// task, the leaves of its expression.
 func (c *collector) deps(a *Array) []*Array {
-	if _, ok := a.lay.(*elemLayer); ok {
-		return c.fusedOf(a).leaves
-	}
-	if l := c.fusedReduce(a); l != nil {
-		return c.fusedOf(l.in).leaves
+	if expr, _, ok := c.fusedTask(a); ok {
+		return c.fusedOf(expr).leaves
 	}
 	return a.lay.inputs()
 }
@@ -169,11 +118,8 @@ type emitter interface {
 }
 
 func (c *collector) emit(a *Array) error {
-	if _, ok := a.lay.(*elemLayer); ok {
-		return c.emitElem(a)
-	}
-	if l := c.fusedReduce(a); l != nil {
-		return c.emitReduceFused(a, l)
+	if expr, red, ok := c.fusedTask(a); ok {
+		return c.emitFused(a, expr, red)
 	}
 	if e, ok := a.lay.(emitter); ok {
 		return e.emit(c, a)

@@ -42,20 +42,41 @@
 //
 // # Blockwise fusion
 //
-// When the graph is collected (Graph, Compute) with optimization on, a
-// chain of elementwise operations becomes one task per output block whose
-// parameters are the fused expression (a small program of nd ops). The
-// task evaluates it on tiles of a few thousand elements with buffers
-// reused from tile to tile, so no intermediate block is materialised.
-// An elementwise Array is fused into its consumer when it is elementwise
-// too, has no other consumer in the graph, and is not itself asked for;
-// constant (Ones, Full) inputs become constants of the expression, and a
-// FromZarr input's chunk is read inside the task into a pooled buffer.
-// Fused whole-block sums of x, x*x, x**2 or square(x) (x an input, maybe
-// cast) run a one-pass kernel instead (kernels.go); Mean, Var and Std
-// fuse with their input as Sum does.
+// Blockwise fusion is chunkarray's own pass, run while the graph is
+// collected (Graph, BuildGraph, Compute, Persist) with optimization on,
+// before the generic optimize.Optimize (Cull, Inline, Fuse) sees the
+// graph: a chain of elementwise operations becomes one task per output
+// block whose parameters are the fused expression (elemP, a small program
+// of nd ops). The task evaluates it on tiles of a few thousand elements
+// with buffers reused from tile to tile, so no intermediate block is
+// materialised. An Array is fused into its consumer when it has no other
+// consumer in the graph, is not itself asked for, and can be a node of an
+// expression: elementwise; constant (Ones, Full, or a selection of one),
+// which becomes a constant of the expression; random, generated in place;
+// or a FromZarr or FromNPY block, read inside the task (a zarr chunk into
+// a pooled buffer). The chunk stage of Sum, Prod, Min, Max, Any, All,
+// Mean, Var and Std fuses with its input the same way (reduceFusedP): the
+// input's expression is reduced tile by tile into the partial. Fused
+// whole-block sums of x, x*x, x**2 or square(x) (x an input, maybe cast)
+// run a one-pass kernel instead (kernels.go). Arg reductions and device
+// reductions keep their input as a task of its own.
 // WithOptimize(false) turns fusion off: each op is then its own task, which
 // tests use as a second code path.
+//
+// The code: fuse_collect.go decides what fuses (inputKind, the one
+// dispatch on what an Array becomes inside an expression; fusedTask, the
+// one dispatch on which blocks are fused tasks, asked alike for a task's
+// dependencies and for its emission) and builds the expressions and
+// tasks; fuse_eval.go holds the node kinds and the evaluator that both
+// fused ops decode their arguments into; broadcast.go the chunk
+// unification and the broadcast views of inputs; elemwise.go the API.
+//
+// A read that fusion moved into another task keeps its name: when it
+// fails, the task's *sched.TaskError (under the consumer's key, e.g. the
+// sum's chunk) wraps a *FusedInputError with the read's op and the key its
+// block has without fusion (from-npy-<token>[0,1]), which wraps the
+// reader's *npy.Error or *zarr.Error naming the file; errors.Is sees
+// fs.ErrNotExist through all three.
 //
 // # Reductions
 //

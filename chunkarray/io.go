@@ -107,6 +107,12 @@ func (p npyReadP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.read(st, sh)
+}
+
+// read reads the block of shape sh at start st: the task's work, also
+// done inside fused tasks (fuse_eval.go).
+func (p npyReadP) read(st, sh []int) (*nd.Array, error) {
 	if len(st) != len(p.Shape) || len(sh) != len(p.Shape) {
 		return nil, &Error{Op: "from npy", Shapes: [][]int{p.Shape, sh}, Reason: "block of the wrong rank"}
 	}

@@ -33,8 +33,8 @@ type sumPattern struct {
 }
 
 // matchSum recognises sum(x), sum(x*x), sum(x**2) and sum(square(x)) with
-// x an input or zarr node, possibly cast, whose block has the output
-// block's shape.
+// x an input or file (zarr, npy) node, possibly cast, whose block has the
+// output block's shape.
 func (ev *evaluator) matchSum() (sumPattern, bool) {
 	nodes := ev.p.Nodes
 	i := len(nodes) - 1
@@ -63,7 +63,7 @@ func (ev *evaluator) matchSum() (sumPattern, bool) {
 	switch x.K {
 	case kIn:
 		pt.in = ev.ins[x.A]
-	case kZarr:
+	case kZarr, kNPY:
 		pt.in = ev.files[x.A]
 	default:
 		return pt, false

@@ -159,6 +159,10 @@ func (p *elemP) chain(withLeaves bool) string {
 			if leaf == "" {
 				leaf = zarrReadP{}.Label()
 			}
+		case kNPY:
+			if leaf == "" {
+				leaf = npyReadP{}.Label()
+			}
 		}
 		if s != "" && !seen[s] {
 			seen[s] = true

@@ -62,39 +62,7 @@ var combineOps = map[nd.ReduceOp]nd.BinaryOp{
 
 func (p reduceP) run(_ context.Context, args []any) (any, error) {
 	if p.Stage == stChunk {
-		b, err := argArray(args[0], opReduce)
-		if err != nil {
-			return nil, err
-		}
-		switch p.Kind {
-		case pkPlain:
-			if p.Device == DeviceCUDA {
-				return deviceReduce(p, b)
-			}
-			return nd.Reduce(p.Op, b, p.Axes, true)
-		case pkMoments:
-			c, m, m2, err := nd.Moments(b, p.Axes)
-			if err != nil {
-				return nil, err
-			}
-			return []any{c, m, m2}, nil
-		case pkArg:
-			origin, err := argInts(args, 1, opReduce)
-			if err != nil {
-				return nil, err
-			}
-			var v, i *nd.Array
-			if p.Flat {
-				v, i, err = nd.ArgChunkFlat(p.ArgOp, b, origin, p.Shape)
-			} else {
-				v, i, err = nd.ArgChunk(p.ArgOp, b, p.Axes[0], origin[p.Axes[0]])
-			}
-			if err != nil {
-				return nil, err
-			}
-			return []any{v, i}, nil
-		}
-		return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+		return p.chunk(args)
 	}
 	list, ok := args[0].([]any)
 	if !ok || len(list) == 0 {
@@ -102,209 +70,134 @@ func (p reduceP) run(_ context.Context, args []any) (any, error) {
 	}
 	switch p.Kind {
 	case pkPlain:
-		acc, err := argArray(list[0], opReduce)
-		if err != nil {
-			return nil, err
-		}
-		bop := combineOps[p.Op]
-		for _, v := range list[1:] {
-			b, err := argArray(v, opReduce)
-			if err != nil {
-				return nil, err
-			}
-			if acc, err = nd.Binary(bop, acc, b); err != nil {
-				return nil, err
-			}
-		}
-		if p.Stage == stAgg {
-			if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
-				if acc, err = acc.AsType(want); err != nil {
-					return nil, err
-				}
-			}
-			if !p.Keepdims {
-				return dropAxes(acc, p.Axes)
-			}
-		}
-		return acc, nil
+		return p.combinePlain(list)
 	case pkMoments:
-		cs, ms, m2s := make([]*nd.Array, len(list)), make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
-		for i, v := range list {
-			t, ok := v.([]any)
-			if !ok || len(t) != 3 {
-				return nil, fmt.Errorf("%s: moments partial is %T", opReduce, v)
-			}
-			cs[i], _ = t[0].(*nd.Array)
-			ms[i], _ = t[1].(*nd.Array)
-			m2s[i], _ = t[2].(*nd.Array)
+		return p.combineMoments(list)
+	case pkArg:
+		return p.combineArg(list)
+	}
+	return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
+}
+
+// chunk is the chunk stage: one block (args[0]) to its partial.
+func (p reduceP) chunk(args []any) (any, error) {
+	b, err := argArray(args[0], opReduce)
+	if err != nil {
+		return nil, err
+	}
+	switch p.Kind {
+	case pkPlain:
+		if p.Device == DeviceCUDA {
+			return deviceReduce(p, b)
 		}
-		c, m, m2, err := nd.CombineMoments(cs, ms, m2s)
+		return nd.Reduce(p.Op, b, p.Axes, true)
+	case pkMoments:
+		c, m, m2, err := nd.Moments(b, p.Axes)
 		if err != nil {
 			return nil, err
-		}
-		if p.Stage == stAgg {
-			return nd.MomentsResult(p.Op, p.D, c, m, m2, p.Ddof, p.Axes, p.Keepdims)
 		}
 		return []any{c, m, m2}, nil
 	case pkArg:
-		vs, is := make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
-		for i, v := range list {
-			t, ok := v.([]any)
-			if !ok || len(t) != 2 {
-				return nil, fmt.Errorf("%s: arg partial is %T", opReduce, v)
-			}
-			vs[i], _ = t[0].(*nd.Array)
-			is[i], _ = t[1].(*nd.Array)
-		}
-		ax := 0
-		if !p.Flat {
-			ax = p.Axes[0]
-		}
-		v, i, err := nd.ArgCombine(p.ArgOp, vs, is, ax)
+		origin, err := argInts(args, 1, opReduce)
 		if err != nil {
 			return nil, err
 		}
-		if p.Stage == stAgg {
-			if p.Flat {
-				return i.Reshape()
-			}
-			if !p.Keepdims {
-				return dropAxes(i, p.Axes)
-			}
-			return i, nil
+		var v, i *nd.Array
+		if p.Flat {
+			v, i, err = nd.ArgChunkFlat(p.ArgOp, b, origin, p.Shape)
+		} else {
+			v, i, err = nd.ArgChunk(p.ArgOp, b, p.Axes[0], origin[p.Axes[0]])
+		}
+		if err != nil {
+			return nil, err
 		}
 		return []any{v, i}, nil
 	}
 	return nil, fmt.Errorf("%s: bad kind %d", opReduce, p.Kind)
 }
 
-// reduceFusedP is the chunk stage of a reduction fused with the
-// expression that makes its input: Args as elemP's (collector.blockArgs).
-// The expression is evaluated tile by tile (constant blocks in one go)
-// and each tile is reduced into the block's partial, so that the input
-// block never exists as a whole: a sum over a random or elementwise array
-// streams through cache-sized buffers. Float partials are summed per tile
-// and then tile after tile, a different association from one pairwise
-// sum over the block (the unfused graph's); within rounding of it.
-type reduceFusedP struct {
-	E elemP   `json:"e"`
-	R reduceP `json:"r"`
-}
-
-func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(&p.E, args, opReduceFused)
+// combinePlain combines plain partials elementwise (combine and
+// aggregate stages).
+func (p reduceP) combinePlain(list []any) (any, error) {
+	acc, err := argArray(list[0], opReduce)
 	if err != nil {
 		return nil, err
 	}
-	defer ev.release()
-	if p.R.Kind == pkMoments {
-		// Mean, Var and Std: the block is evaluated into a pooled buffer
-		// (no block of its own, no task) and its moments taken there.
-		b, err := ev.block(shape, true)
+	bop := combineOps[p.Op]
+	for _, v := range list[1:] {
+		b, err := argArray(v, opReduce)
 		if err != nil {
 			return nil, err
 		}
-		c, m, m2, err := nd.Moments(b, p.R.Axes)
-		if err != nil {
+		if acc, err = nd.Binary(bop, acc, b); err != nil {
 			return nil, err
 		}
-		return []any{c, m, m2}, nil
 	}
-	if p.R.Kind != pkPlain {
-		return nil, fmt.Errorf("%s: bad kind %d", opReduceFused, p.R.Kind)
-	}
-	red := make([]bool, len(shape))
-	for _, ax := range p.R.Axes {
-		if ax < 0 || ax >= len(shape) {
-			return nil, fmt.Errorf("%s: axis %d of a block of %d axes", opReduceFused, ax, len(shape))
-		}
-		red[ax] = true
-	}
-	if size(shape) == 0 || ev.constant() {
-		r, err := ev.eval(wholeRegion(shape), nil)
-		if size(shape) == 0 {
-			r, err = nd.Zeros(p.E.D, shape...)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return nd.Reduce(p.R.Op, r, p.R.Axes, true)
-	}
-	accShape := make([]int, len(shape))
-	for i, s := range shape {
-		accShape[i] = s
-		if red[i] {
-			accShape[i] = 1
-		}
-	}
-	if p.R.Op == nd.Sum && size(accShape) == 1 {
-		if r, ok, err := ev.fastSum(accShape); ok || err != nil {
-			return r, err
-		}
-	}
-	var acc *nd.Array
-	bop := combineOps[p.R.Op]
-	asl := make([]nd.Slice1, len(shape))
-	err = forTiles(shape, func(sl []nd.Slice1) error {
-		r, err := ev.eval(sl, nil)
-		if err != nil {
-			return err
-		}
-		part, err := nd.Reduce(p.R.Op, r, p.R.Axes, true)
-		if err != nil {
-			return err
-		}
-		if acc == nil {
-			if acc, err = nd.Zeros(part.DType(), accShape...); err != nil {
-				return err
+	if p.Stage == stAgg {
+		if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
+			if acc, err = acc.AsType(want); err != nil {
+				return nil, err
 			}
 		}
-		// Tiles come in C order and cover trailing axes whole, so a
-		// tile is the first to reach its part of the partial exactly
-		// when it starts at 0 along every reduced axis.
-		firstTouch := true
-		for ax, s := range sl {
-			asl[ax] = s
-			if red[ax] {
-				asl[ax] = nd.Slice1{Start: 0, Stop: 1, Step: 1}
-				if s.Start != 0 {
-					firstTouch = false
-				}
-			}
+		if !p.Keepdims {
+			return dropAxes(acc, p.Axes)
 		}
-		view, err := acc.Slice(asl...)
-		if err != nil {
-			return err
-		}
-		if firstTouch {
-			return nd.Assign(view, part)
-		}
-		return nd.BinaryInto(bop, view, view, part)
-	})
-	if err != nil {
-		return nil, err
 	}
 	return acc, nil
 }
 
-// emitReduceFused writes the chunk-stage tasks of a, whose input l.in is
-// fused into them.
-func (c *collector) emitReduceFused(a *Array, l *reduceLayer) error {
-	f := c.fusedOf(l.in)
-	o := newOp(opReduceFused, reduceFusedP{E: f.op.p, R: l.op.p})
-	var err error
-	forBlocks(a.NumBlocks(), func(idx []int) {
-		if err != nil {
-			return
+// combineMoments merges (count, mean, m2) partials.
+func (p reduceP) combineMoments(list []any) (any, error) {
+	cs, ms, m2s := make([]*nd.Array, len(list)), make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
+	for i, v := range list {
+		t, ok := v.([]any)
+		if !ok || len(t) != 3 {
+			return nil, fmt.Errorf("%s: moments partial is %T", opReduce, v)
 		}
-		err = c.g.Set(a.Key(idx...), graph.Task(o, c.blockArgs(f, l.in, idx)...))
-	})
-	return err
+		cs[i], _ = t[0].(*nd.Array)
+		ms[i], _ = t[1].(*nd.Array)
+		m2s[i], _ = t[2].(*nd.Array)
+	}
+	c, m, m2, err := nd.CombineMoments(cs, ms, m2s)
+	if err != nil {
+		return nil, err
+	}
+	if p.Stage == stAgg {
+		return nd.MomentsResult(p.Op, p.D, c, m, m2, p.Ddof, p.Axes, p.Keepdims)
+	}
+	return []any{c, m, m2}, nil
 }
 
-const opReduceFused = "chunkarray.reduce-fused"
-
-func init() { register[reduceFusedP](opReduceFused) }
+// combineArg merges (values, indices) partials of arg reductions.
+func (p reduceP) combineArg(list []any) (any, error) {
+	vs, is := make([]*nd.Array, len(list)), make([]*nd.Array, len(list))
+	for i, v := range list {
+		t, ok := v.([]any)
+		if !ok || len(t) != 2 {
+			return nil, fmt.Errorf("%s: arg partial is %T", opReduce, v)
+		}
+		vs[i], _ = t[0].(*nd.Array)
+		is[i], _ = t[1].(*nd.Array)
+	}
+	ax := 0
+	if !p.Flat {
+		ax = p.Axes[0]
+	}
+	v, i, err := nd.ArgCombine(p.ArgOp, vs, is, ax)
+	if err != nil {
+		return nil, err
+	}
+	if p.Stage == stAgg {
+		if p.Flat {
+			return i.Reshape()
+		}
+		if !p.Keepdims {
+			return dropAxes(i, p.Axes)
+		}
+		return i, nil
+	}
+	return []any{v, i}, nil
+}
 
 // dropAxes reshapes a keepdims result to drop the (length-1) axes.
 func dropAxes(a *nd.Array, axes []int) (*nd.Array, error) {

@@ -12,8 +12,17 @@
 // depend on constants only. Fuse merges linear chains (a task whose only
 // dependency is a task with only that dependent) into one task whose
 // arguments nest the lower tasks. Optimize is Cull, then Inline, then Fuse,
-// keeping the requested keys; it is what Compute runs by default. Blockwise
-// fusion of array layers will join the pipeline between Inline and Fuse.
+// keeping the requested keys; it is what Compute runs by default.
+//
+// Blockwise fusion (a chain of elementwise array operations as one task per
+// output block) is not a pass of this package: package chunkarray does it
+// while it builds its graph, where each layer still says that it is
+// elementwise, and hands Optimize a graph that already has one fused task
+// per block (see "Blockwise fusion" in chunkarray's doc). A pass here would
+// see only tasks, and would have to recognise elementwise ones by their
+// shape, which the graph's model forbids (nodes have explicit kinds);
+// chunkarray.WithOptimize(false) turns both off, as Dask's
+// optimize_graph=False does.
 //
 // Fused and inlined tasks are ordinary graph.Nested arguments, so the
 // result encodes to JSON and runs on a remote worker like any graph. A

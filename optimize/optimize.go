@@ -19,9 +19,9 @@ func Optimize(g *graph.Graph, keys []graph.Key) (*graph.Graph, *graph.Deps, erro
 	if g, d, err = inline(g, d, keys); err != nil {
 		return nil, nil, err
 	}
-	// Blockwise fusion of array layers belongs here, once it exists: after
-	// Inline, so that constant chunks are already arguments, and before
-	// Fuse, which would hide elementwise chains inside nested arguments
-	// where the blockwise pass can no longer see them.
+	// Blockwise fusion is not here: chunkarray has already fused
+	// elementwise chains while building g (see chunkarray's doc), so the
+	// chains Fuse finds are what blockwise fusion left, e.g. a file read
+	// feeding a slice.
 	return fuse(g, d, keys)
 }
