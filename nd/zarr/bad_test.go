@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -243,4 +244,130 @@ func TestZstdLargeWindowSmallChunk(t *testing.T) {
 	if grew > 1<<20 {
 		t.Errorf("decoding allocated %d bytes", grew)
 	}
+}
+
+// openBounded is what Open does after parsing metadata that parsed: the
+// array is built, or refused with an *Error, and either way with little
+// memory whatever the shape and chunks say (the metadata fuzz targets call
+// it on every input that parses).
+func openBounded(t *testing.T, m Meta, c codecChain) {
+	t.Helper()
+	var err error
+	var a *Array
+	grew := allocDuring(func() { a, err = newArray("fuzz", "fuzz/meta", m, c) })
+	if err != nil {
+		var ze *Error
+		if !errors.As(err, &ze) || ze.Path != "fuzz/meta" {
+			t.Fatalf("newArray(%+v): %T %v, want an *Error naming the metadata", m, err, err)
+		}
+	} else {
+		for i, k := range a.NumChunks() {
+			// ceil(s/c) in arbitrary precision: (s + c - 1) / c.
+			s, c := big.NewInt(int64(m.Shape[i])), big.NewInt(int64(m.Chunks[i]))
+			want := new(big.Int).Quo(new(big.Int).Add(s, new(big.Int).Sub(c, big.NewInt(1))), c)
+			if !want.IsInt64() || want.Int64() != int64(k) {
+				t.Fatalf("shape %v chunks %v: grid %v, want %v on axis %d", m.Shape, m.Chunks, a.NumChunks(), want, i)
+			}
+		}
+	}
+	if grew > 1<<20 {
+		t.Fatalf("newArray(%+v) allocated %d bytes", m, grew)
+	}
+}
+
+// fuzzCompressors are the compressors FuzzReadChunk reads chunks of.
+var fuzzCompressors = []string{"", "zlib", "gzip", "zstd", "blosc"}
+
+// FuzzReadChunk reads arbitrary bytes as a chunk of a (5, 7) float64 array
+// in (2, 3) chunks, compressed by each codec: the read gives the chunk's
+// shape or an *Error naming the chunk file, and allocates at most about
+// twice the file plus the codec's state, whatever the bytes claim. The
+// bytes, cut or padded to a chunk, are also written and read back through
+// each codec that tessera writes: decode(encode(x)) == x.
+func FuzzReadChunk(f *testing.F) {
+	dir := f.TempDir()
+	arrays := make([]*Array, len(fuzzCompressors))
+	for i, comp := range fuzzCompressors {
+		path := filepath.Join(dir, "c"+comp)
+		if comp == "blosc" {
+			b, err := os.ReadFile(filepath.Join("testdata", "float64_blosc_lz4_shuffle", ".zarray"))
+			if err != nil {
+				f.Fatal(err)
+			}
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				f.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(path, ".zarray"), b, 0o644); err != nil {
+				f.Fatal(err)
+			}
+		} else if _, err := Create(path, Meta{Shape: []int{5, 7}, Chunks: []int{2, 3}, DType: nd.Float64, Compressor: comp}); err != nil {
+			f.Fatal(err)
+		}
+		a, err := Open(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		arrays[i] = a
+	}
+	for i, comp := range fuzzCompressors {
+		if comp == "blosc" {
+			b, err := os.ReadFile(filepath.Join("testdata", "float64_blosc_lz4_shuffle", "0.0"))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(uint8(i), b)
+			continue
+		}
+		x, err := nd.FromSlice([]float64{0, 1, 2, 3, 4, 5}, 2, 3)
+		if err != nil {
+			f.Fatal(err)
+		}
+		raw, err := compress(arrays[i].codec, x.AppendBytes(nil, false))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), raw)
+	}
+	f.Add(uint8(3), zstdBomb(2<<30))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		i := int(which) % len(arrays)
+		a := arrays[i]
+		file := a.ChunkPath([]int{0, 0})
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var got *nd.Array
+		var err error
+		grew := allocDuring(func() { got, err = a.ReadChunk([]int{0, 0}) })
+		if limit := uint64(2*len(data) + 256<<10); grew > limit {
+			t.Fatalf("%s: reading a %d-byte chunk allocated %d (limit %d); err %v", fuzzCompressors[i], len(data), grew, limit, err)
+		}
+		if err != nil {
+			var ze *Error
+			if !errors.As(err, &ze) || ze.Path != file {
+				t.Fatalf("%s: %T %v, want an *Error naming %s", fuzzCompressors[i], err, err, file)
+			}
+		} else if s := nd.FormatShape(got.Shape()); s != "(2, 3)" {
+			t.Fatalf("%s: chunk shape %s, want (2, 3)", fuzzCompressors[i], s)
+		}
+		if fuzzCompressors[i] == "blosc" {
+			return // tessera does not write blosc
+		}
+		raw := make([]byte, 48)
+		copy(raw, data)
+		x, err := nd.FromBytes(nd.Float64, []int{2, 3}, raw, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.WriteChunk([]int{0, 0}, x); err != nil {
+			t.Fatal(err)
+		}
+		back, err := a.ReadChunk([]int{0, 0})
+		if err != nil {
+			t.Fatalf("%s: reading back a chunk just written: %v", fuzzCompressors[i], err)
+		}
+		if !bytes.Equal(back.Contiguous().AppendBytes(nil, false), raw) {
+			t.Fatalf("%s: decode(encode(x)) != x", fuzzCompressors[i])
+		}
+	})
 }

@@ -80,3 +80,28 @@ func TestLyingHeadersBounded(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeLZ4 decodes arbitrary blocks into a bounded destination: no
+// panic, never more than the destination, and the fuzzed bytes taken as
+// data come back through encodeLZ4: decode(encode(x)) == x.
+func FuzzDecodeLZ4(f *testing.F) {
+	f.Add([]byte{0x40, 'a', 'b', 'c', 'd'}, uint16(4))
+	f.Add(encodeLZ4(bytes.Repeat([]byte("tessera "), 40)), uint16(320))
+	f.Add([]byte{0x1f, 'a', 1, 0, 255, 255, 255, 10}, uint16(2000))
+	f.Fuzz(func(t *testing.T, src []byte, size uint16) {
+		dst := make([]byte, size)
+		n, err := decodeLZ4(dst, src)
+		if n < 0 || n > len(dst) {
+			t.Fatalf("decodeLZ4 wrote %d bytes into %d", n, len(dst))
+		}
+		var le *lz4Error
+		if err != nil && !errors.As(err, &le) {
+			t.Fatalf("error %T %v is not an *lz4Error", err, err)
+		}
+		enc := encodeLZ4(src)
+		back := make([]byte, len(src))
+		if n, err := decodeLZ4(back, enc); err != nil || n != len(src) || !bytes.Equal(back, src) {
+			t.Fatalf("decode(encode(x)) = %d bytes, %v; want the %d bytes of x", n, err, len(src))
+		}
+	})
+}
