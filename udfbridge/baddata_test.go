@@ -1,6 +1,7 @@
 package udfbridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -262,4 +263,110 @@ func TestNPYRowBlocks(t *testing.T) {
 			t.Errorf("Read(%d, %d, %v, %v): %v", r.start, r.n, r.st, r.ss, err)
 		}
 	}
+}
+
+// FuzzOpenRaw opens a 256-byte file with fuzzed shapes and offset: it is
+// refused with a *DatasetError or opens, and an open dataset reads its
+// first frames, with bounded allocation either way (the frames are in the
+// file, so a read that succeeds allocates at most about the file).
+func FuzzOpenRaw(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "f.raw")
+	file := make([]byte, 256)
+	for i := range file {
+		file[i] = byte(i)
+	}
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(int64(4), int64(2), int64(8), int64(4), int64(0), uint8(0))
+	f.Add(int64(1<<33), int64(1), int64(1<<31), int64(1), int64(0), uint8(3))
+	f.Add(int64(1<<62), int64(4), int64(0), int64(1), int64(0), uint8(0))
+	f.Add(int64(100), int64(1), int64(1), int64(1), int64(math.MaxInt64-10), uint8(0))
+	dtypes := []nd.DType{nd.Uint8, nd.Uint16, nd.Float32, nd.Float64, nd.Complex128}
+	f.Fuzz(func(t *testing.T, nav0, nav1, sig0, sig1, offset int64, d uint8) {
+		dt := dtypes[int(d)%len(dtypes)]
+		nav, sig := []int{int(nav0), int(nav1)}, []int{int(sig0), int(sig1)}
+		var ds *RawDataset
+		var err error
+		grew := allocDuring(func() { ds, err = OpenRaw(path, dt, nav, sig, offset) })
+		if grew > 64<<10 {
+			t.Fatalf("OpenRaw(%v, %v, %d) allocated %d bytes", nav, sig, offset, grew)
+		}
+		if err != nil {
+			var de *DatasetError
+			if !errors.As(err, &de) || de.Path != path {
+				t.Fatalf("OpenRaw: %T %v, want a *DatasetError naming the file", err, err)
+			}
+			return
+		}
+		n := min(int(nav0*nav1), 2)
+		var got *nd.Array
+		grew = allocDuring(func() { got, err = ds.Read(context.Background(), 0, n, nil, nil) })
+		if err != nil {
+			t.Fatalf("Read(0, %d) of an open dataset: %v", n, err)
+		}
+		if grew > 2*256+64<<10 {
+			t.Fatalf("Read(0, %d) allocated %d bytes", n, grew)
+		}
+		// The oracle: the file's bytes at offset, as the dtype.
+		want, err := nd.FromBytes(dt, append([]int{n}, sig...), file[offset:offset+int64(got.Nbytes())], false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameArray(got, want); err != nil {
+			t.Fatalf("Read(0, %d): %v", n, err)
+		}
+	})
+}
+
+// FuzzOpenNPY opens arbitrary bytes as a .npy dataset with one sig axis:
+// refused with an error naming the file, or opened, and then its first
+// frames equal those of npy.ReadFile, with bounded allocation.
+func FuzzOpenNPY(f *testing.F) {
+	dir := f.TempDir()
+	for _, fortran := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := npy.Write(&b, formulaArray(f, nd.Uint16, []int{3, 4, 5}), fortran); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
+	f.Add(npyHeaderOnly("{'descr': '>f8', 'fortran_order': True, 'shape': (1099511627776, 0), }"))
+	f.Add(npyHeaderOnly("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776, 4, 4), }"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "f.npy")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var ds *NPYDataset
+		var err error
+		grew := allocDuring(func() { ds, err = OpenNPY(path, 1) })
+		if grew > 64<<10+uint64(len(b)) {
+			t.Fatalf("OpenNPY of %d bytes allocated %d", len(b), grew)
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		defer ds.Close()
+		n := min(dsProd(ds.NavShape()), 2)
+		var got *nd.Array
+		grew = allocDuring(func() { got, err = ds.Read(context.Background(), 0, n, nil, nil) })
+		if err != nil {
+			t.Fatalf("Read(0, %d): %v", n, err)
+		}
+		if limit := uint64(4*len(b)) + 2<<20; grew > limit {
+			t.Fatalf("Read(0, %d) of a %d-byte file allocated %d", n, len(b), grew)
+		}
+		whole, err := npy.ReadFile(path)
+		if err != nil {
+			t.Fatalf("OpenNPY opened what npy.ReadFile refuses: %v", err)
+		}
+		sig := ds.SigShape()
+		if err := sameArray(got, oracleRead(t, whole, 1, 0, n, []int{0}, sig)); err != nil {
+			t.Fatalf("Read(0, %d): %v", n, err)
+		}
+	})
 }

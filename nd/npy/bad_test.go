@@ -127,3 +127,33 @@ func TestExtent(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderLengthLie reads files that declare a header longer than they
+// are: a truncated-header *Error, without allocating the declared length
+// (64 KiB in version 1.0, 1 MiB in 2.0) for a 10- or 12-byte file.
+func TestHeaderLengthLie(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		data []byte
+	}{
+		{"v1 claims 65328 bytes", []byte("\x93NUMPY\x01\x000\xff")},
+		{"v2 claims 1 MiB", []byte("\x93NUMPY\x02\x00\x00\x00\x10\x00")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".npy")
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			grew := allocDuring(func() { _, err = ReadFile(path) })
+			var ne *Error
+			if !errors.As(err, &ne) || ne.File != path || !strings.Contains(err.Error(), "truncated header") {
+				t.Fatalf("ReadFile: %v, want a truncated-header *Error naming %s", err, path)
+			}
+			if grew > 16<<10 {
+				t.Errorf("the failed read allocated %d bytes", grew)
+			}
+		})
+	}
+}

@@ -100,11 +100,17 @@ func ReadHeader(r io.Reader) (Header, error) {
 	if minor != 0 {
 		return Header{}, &Error{Reason: fmt.Sprintf("unsupported format version %d.%d (tessera reads 1.0, 2.0 and 3.0)", major, minor)}
 	}
-	dict := make([]byte, hlen)
-	if _, err := io.ReadFull(r, dict); err != nil {
+	// Read the dict into a buffer that grows as bytes arrive rather than
+	// one of the declared length: a 10-byte file declaring a 64 KiB (or,
+	// in version 2.0, 1 MiB) header otherwise allocated it.
+	var dict bytes.Buffer
+	if n, err := dict.ReadFrom(io.LimitReader(r, int64(hlen))); err != nil || n != int64(hlen) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
 		return Header{}, &Error{Reason: fmt.Sprintf("truncated header (want %d bytes of header dict)", hlen), Err: err}
 	}
-	h, err := ParseHeader(string(dict))
+	h, err := ParseHeader(dict.String())
 	if err != nil {
 		return Header{}, err
 	}
