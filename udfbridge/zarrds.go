@@ -42,9 +42,9 @@ type ZarrDataset struct {
 var _ Dataset = (*ZarrDataset)(nil)
 
 // maxZarrBounds bounds the chunks along the axes of a zarr dataset, added
-// over the axes (4M: a table of 32 MiB). A grid that fine is 4M chunk
+// over the axes (1M: a table of 8 MiB). A grid that fine is 1M chunk
 // files along one axis, which no real dataset has.
-const maxZarrBounds = 1 << 22
+const maxZarrBounds = 1 << 20
 
 // OpenZarr opens the zarr array at path (its metadata only); the last
 // sigDims axes are the sig, the others the nav.
