@@ -186,7 +186,7 @@ func (d *RawDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 	}
 	f, err := os.Open(d.path)
 	if err != nil {
-		return nil, fmt.Errorf("udfbridge: raw file: %w", err)
+		return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: "open", Err: err}
 	}
 	defer f.Close()
 	full := append([]int{dsProd(d.nav)}, d.sig...)
@@ -202,7 +202,7 @@ func (d *RawDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("udfbridge: raw file %s: reading frames [%d, %d): %w", d.path, start, start+n, err)
+		return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: fmt.Sprintf("reading frames [%d, %d)", start, start+n), Err: err}
 	}
 	return nd.FromBytes(d.dt, sh, buf, false, false)
 }
@@ -235,7 +235,7 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 	}
 	if r.f == nil {
 		if r.f, err = os.Open(d.path); err != nil {
-			return nil, fmt.Errorf("udfbridge: raw file: %w", err)
+			return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: "open", Err: err}
 		}
 	}
 	full := append([]int{dsProd(d.nav)}, d.sig...)
@@ -257,7 +257,7 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("udfbridge: raw file %s: reading frames [%d, %d): %w", d.path, start, start+n, err)
+		return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: fmt.Sprintf("reading frames [%d, %d)", start, start+n), Err: err}
 	}
 	return tile, nil
 }

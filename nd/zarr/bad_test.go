@@ -371,3 +371,22 @@ func FuzzReadChunk(f *testing.F) {
 		}
 	})
 }
+
+// TestEndlessMetadata opens a store whose .zarray is a link to /dev/zero:
+// an *Error naming the file after reading at most maxMetaBytes, not an
+// endless read.
+func TestEndlessMetadata(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	meta := filepath.Join(dir, ".zarray")
+	if err := os.Symlink("/dev/zero", meta); err != nil {
+		t.Skip(err)
+	}
+	_, err := Open(dir)
+	var ze *Error
+	if !errors.As(err, &ze) || ze.Path != meta || !strings.Contains(err.Error(), "over 16777216 bytes") {
+		t.Fatalf("Open: %v, want an *Error naming %s that says the file is too long", err, meta)
+	}
+}

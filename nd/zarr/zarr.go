@@ -50,7 +50,7 @@ type Array struct {
 // .zarray, v3 when it holds zarr.json. Only the metadata is read.
 func Open(path string) (*Array, error) {
 	v2 := filepath.Join(path, ".zarray")
-	b, err := os.ReadFile(v2)
+	b, err := readMeta(v2)
 	if err == nil {
 		m, c, err := parseMetaV2(b)
 		if err != nil {
@@ -62,7 +62,7 @@ func Open(path string) (*Array, error) {
 		return nil, &Error{Path: v2, Reason: "reading metadata", Err: err}
 	}
 	v3 := filepath.Join(path, "zarr.json")
-	b, err = os.ReadFile(v3)
+	b, err = readMeta(v3)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Path: path, Reason: "not a zarr array: neither .zarray nor zarr.json is there", Err: err}
@@ -74,6 +74,28 @@ func Open(path string) (*Array, error) {
 		return nil, &Error{Path: v3, Reason: "bad metadata", Err: err}
 	}
 	return newArray(path, v3, m, c)
+}
+
+// maxMetaBytes bounds the metadata file Open reads: .zarray is a few
+// hundred bytes and zarr.json a few KiB with attributes. Without a bound a
+// metadata path that is a link to /dev/zero made Open read forever.
+const maxMetaBytes = 16 << 20
+
+// readMeta reads a metadata file of at most maxMetaBytes.
+func readMeta(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxMetaBytes {
+		return nil, fmt.Errorf("metadata file is over %d bytes", maxMetaBytes)
+	}
+	return b, nil
 }
 
 func newArray(path, metaFile string, m Meta, c codecChain) (*Array, error) {
