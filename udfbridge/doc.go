@@ -139,4 +139,12 @@
 // *BufferError naming the UDF and the buffer, never a partial result. A
 // UDF that panics inside a task fails the run with the scheduler's
 // *sched.TaskError wrapping a *sched.PanicError.
+//
+// A dataset file (raw, npy, zarr) that cannot hold what it declares is a
+// *DatasetError naming the file, refused at open before anything is sized
+// from it: nav × sig × itemsize is multiplied with overflow checks
+// (numpy's rule on the non-zero dimensions), offset + data is compared
+// with the file's size without wrapping, a zarr grid of over 1M chunks
+// along its axes is refused before its boundary table is built, and the
+// npy and zarr readers' own errors (*npy.Error, *zarr.Error) are wrapped.
 package udfbridge

@@ -33,7 +33,16 @@ type NPYDataset struct {
 	sigDims  int
 	nav, sig []int
 	raw      *RawDataset // nil unless little-endian C order
+	bounds   [][]int     // blocks of rows of axis 0 when raw is nil
 }
+
+// npyBlockBytes is the size of the blocks of rows that a big-endian or
+// Fortran-order file is read in. Rows were first each a block, with a
+// boundary table of one int per row built at every Read: for a file of
+// short rows that table was 8 bytes per row of the file, and for an empty
+// sig (rows of 0 bytes, so no file-size check bounds their number) a
+// header of 2^40 rows made it 8 TiB.
+const npyBlockBytes = 1 << 20
 
 var _ Dataset = (*NPYDataset)(nil)
 
@@ -41,7 +50,7 @@ var _ Dataset = (*NPYDataset)(nil)
 func OpenNPY(path string, sigDims int) (*NPYDataset, error) {
 	f, err := npy.OpenFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("udfbridge: npy dataset: %w", err)
+		return nil, &DatasetError{Kind: KindNPY, Path: path, Reason: "open", Err: err}
 	}
 	h := f.Header()
 	nav, sig, err := splitNavSig("npy file "+path, h.Shape, sigDims)
@@ -56,8 +65,38 @@ func OpenNPY(path string, sigDims int) (*NPYDataset, error) {
 			f.Close()
 			return nil, err
 		}
+		return d, nil
 	}
+	d.bounds = rowBlocks(h.Shape, h.DType.Size())
 	return d, nil
+}
+
+// rowBlocks returns the block boundaries of an array of shape read in
+// blocks of whole rows of axis 0 of about npyBlockBytes (at least one row),
+// the other axes whole. Rows of 0 bytes make one block: no read of such an
+// array touches the file. npy.OpenFile has checked that the rows fit the
+// file, so the table has at most file size / npyBlockBytes + 2 entries.
+func rowBlocks(shape []int, itemsize int) [][]int {
+	rowBytes := itemsize
+	for _, s := range shape[1:] {
+		rowBytes *= s // bounded by the file size, which OpenFile checked
+	}
+	b := make([][]int, len(shape))
+	per := shape[0]
+	if rowBytes > 0 {
+		per = max(1, npyBlockBytes/rowBytes)
+	}
+	b[0] = []int{0}
+	for x := per; x < shape[0]; x += per {
+		b[0] = append(b[0], x)
+	}
+	if shape[0] > 0 {
+		b[0] = append(b[0], shape[0])
+	}
+	for i, s := range shape[1:] {
+		b[i+1] = []int{0, s}
+	}
+	return b
 }
 
 // Close closes the file.
@@ -81,27 +120,23 @@ func (d *NPYDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 		}
 		return a, nil
 	}
-	bounds := make([][]int, len(d.nav)+len(d.sig))
-	bounds[0] = make([]int, d.nav[0]+1)
-	for i := range bounds[0] {
-		bounds[0][i] = i
-	}
-	for i, s := range append(dsClone(d.nav[1:]), d.sig...) {
-		bounds[i+1] = []int{0, s}
-	}
-	return readBlocks(ctx, d.String(), d.DType(), d.nav, d.sig, bounds, start, n, sigStart, sigShape,
+	b0 := d.bounds[0]
+	return readBlocks(ctx, d.String(), d.DType(), d.nav, d.sig, d.bounds, start, n, sigStart, sigShape,
 		func(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
 			if len(idx) == 0 {
 				return nil, nil
 			}
-			lo, hi := idx[0][0], idx[len(idx)-1][0]+1
+			lo, hi := b0[idx[0][0]], b0[idx[0][0]+1]
+			for _, ix := range idx {
+				lo, hi = min(lo, b0[ix[0]]), max(hi, b0[ix[0]+1])
+			}
 			rows, err := d.f.ReadRange(lo, hi-lo)
 			if err != nil {
-				return nil, fmt.Errorf("udfbridge: npy dataset: %w", err)
+				return nil, &DatasetError{Kind: KindNPY, Path: d.path, Reason: fmt.Sprintf("reading rows [%d, %d)", lo, hi), Err: err}
 			}
 			out := make([]*nd.Array, len(idx))
 			for i, ix := range idx {
-				r, err := rows.Slice(append([]nd.Slice1{{Start: ix[0] - lo, Stop: ix[0] - lo + 1, Step: 1}}, fullSlices(rows.Shape()[1:])...)...)
+				r, err := rows.Slice(append([]nd.Slice1{{Start: b0[ix[0]] - lo, Stop: b0[ix[0]+1] - lo, Step: 1}}, fullSlices(rows.Shape()[1:])...)...)
 				if err != nil {
 					return nil, fmt.Errorf("udfbridge: npy file %s: %w", d.path, err)
 				}

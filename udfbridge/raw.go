@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"os"
 
 	"github.com/tessera-go/tessera/nd"
@@ -22,7 +24,7 @@ func init() {
 		}
 		dt, _, err := nd.ParseDType(p.DType)
 		if err != nil {
-			return nil, fmt.Errorf("udfbridge: raw dataset %s: %w", p.Path, err)
+			return nil, &DatasetError{Kind: KindRaw, Path: p.Path, Reason: "dtype", Err: err}
 		}
 		return OpenRaw(p.Path, dt, p.Nav, p.Sig, p.Offset)
 	})
@@ -57,30 +59,99 @@ var _ Dataset = (*RawDataset)(nil)
 // OpenRaw opens the raw file at path holding frames of shape sigShape for
 // the nav positions navShape, starting offset bytes into the file. A file
 // shorter than offset + nav·sig·itemsize is an error naming the file and both
-// sizes; so is a missing file.
+// sizes; so is a missing file. Every error is a *DatasetError naming the
+// file. The sizes are computed with overflow checks before anything is
+// allocated: a declared shape whose bytes overflow int64 is refused, not
+// wrapped to a small number that a short file would satisfy.
 func OpenRaw(path string, dt nd.DType, navShape, sigShape []int, offset int64) (*RawDataset, error) {
+	bad := func(err error, format string, args ...any) error {
+		return &DatasetError{Kind: KindRaw, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
+	}
 	if !dt.Valid() {
-		return nil, fmt.Errorf("udfbridge: raw file %s: invalid dtype %v", path, dt)
+		return nil, bad(nil, "invalid dtype %v", dt)
 	}
 	if offset < 0 {
-		return nil, fmt.Errorf("udfbridge: raw file %s: negative offset %d", path, offset)
+		return nil, bad(nil, "negative offset %d", offset)
 	}
-	if err := checkShapes(path, navShape, sigShape); err != nil {
-		return nil, err
+	if why := shapeProblem(navShape, sigShape); why != "" {
+		return nil, bad(nil, "%s", why)
+	}
+	data, ok := shapeBytes(dt.Size(), navShape, sigShape)
+	if !ok {
+		return nil, bad(nil, "declared shape nav %v × sig %v of %d-byte %v overflows a 64-bit size", navShape, sigShape, dt.Size(), dt)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("udfbridge: raw file: %w", err)
+		return nil, bad(err, "stat")
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("udfbridge: raw file %s is a directory", path)
+		return nil, bad(nil, "is a directory")
 	}
-	need := offset + int64(dsProd(navShape))*int64(dsProd(sigShape))*int64(dt.Size())
-	if st.Size() < need {
-		return nil, fmt.Errorf("udfbridge: raw file %s is %d bytes, shorter than the %d bytes of its declared shape (offset %d + nav %v × sig %v × %d-byte %v)",
-			path, st.Size(), need, offset, navShape, sigShape, dt.Size(), dt)
+	// offset + data may overflow: compare what the file has after offset.
+	if offset > st.Size() || data > st.Size()-offset {
+		need := fmt.Sprint(offset, " + ", data) // the sum may not fit an int64
+		if data <= math.MaxInt64-offset {
+			need = fmt.Sprint(offset + data)
+		}
+		return nil, bad(io.ErrUnexpectedEOF, "file is %d bytes, shorter than the %s bytes of its declared shape (offset %d + nav %v × sig %v × %d-byte %v)",
+			st.Size(), need, offset, navShape, sigShape, dt.Size(), dt)
 	}
 	return &RawDataset{path: path, dt: dt, nav: dsClone(navShape), sig: dsClone(sigShape), offset: offset}, nil
+}
+
+// DatasetError reports a dataset file (raw, npy or zarr) that cannot be
+// opened or read as declared: Kind is the dataset kind, Path the file or
+// store. Errors of the nd/npy and nd/zarr readers are wrapped as Err, so
+// errors.As finds them too.
+type DatasetError struct {
+	Kind   string
+	Path   string
+	Reason string
+	Err    error
+}
+
+func (e *DatasetError) Error() string {
+	s := "udfbridge: " + e.Kind + " dataset " + e.Path + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *DatasetError) Unwrap() error { return e.Err }
+
+// maxDatasetDims bounds nav + sig axes: numpy's NPY_MAXDIMS.
+const maxDatasetDims = 64
+
+// shapeBytes returns the bytes of the elements of the shapes taken
+// together (0 when a dimension is 0), and false when itemsize times the
+// product of the non-zero dimensions overflows int64: numpy's rule for a
+// valid shape, by which an empty sig does not make a nav of 2^62 frames
+// valid. That product bounds the element count and every stride, so frame
+// and tile sizes computed later from a valid shape cannot overflow either.
+func shapeBytes(itemsize int, shapes ...[]int) (int64, bool) {
+	p := uint64(max(itemsize, 1))
+	empty := false
+	for _, sh := range shapes {
+		for _, d := range sh {
+			switch {
+			case d < 0:
+				return 0, false
+			case d == 0:
+				empty = true
+				continue
+			}
+			hi, lo := bits.Mul64(p, uint64(d))
+			if hi != 0 || lo > math.MaxInt64 {
+				return 0, false
+			}
+			p = lo
+		}
+	}
+	if empty {
+		return 0, true
+	}
+	return int64(p), true
 }
 
 func (d *RawDataset) NavShape() []int   { return dsClone(d.nav) }
@@ -115,7 +186,7 @@ func (d *RawDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 	}
 	f, err := os.Open(d.path)
 	if err != nil {
-		return nil, fmt.Errorf("udfbridge: raw file: %w", err)
+		return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: "open", Err: err}
 	}
 	defer f.Close()
 	full := append([]int{dsProd(d.nav)}, d.sig...)
@@ -131,7 +202,7 @@ func (d *RawDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("udfbridge: raw file %s: reading frames [%d, %d): %w", d.path, start, start+n, err)
+		return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: fmt.Sprintf("reading frames [%d, %d)", start, start+n), Err: err}
 	}
 	return nd.FromBytes(d.dt, sh, buf, false, false)
 }
@@ -164,7 +235,7 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 	}
 	if r.f == nil {
 		if r.f, err = os.Open(d.path); err != nil {
-			return nil, fmt.Errorf("udfbridge: raw file: %w", err)
+			return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: "open", Err: err}
 		}
 	}
 	full := append([]int{dsProd(d.nav)}, d.sig...)
@@ -186,7 +257,7 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("udfbridge: raw file %s: reading frames [%d, %d): %w", d.path, start, start+n, err)
+		return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: fmt.Sprintf("reading frames [%d, %d)", start, start+n), Err: err}
 	}
 	return tile, nil
 }
@@ -267,7 +338,7 @@ func regionRuns(full, st, sh []int, item int, fn func(pos int, off int64, run in
 // frames of shape sig, and returns the sig region (the whole frame when both
 // are nil).
 func checkRead(name string, navSize int, sig []int, start, n int, sigStart, sigShape []int) ([]int, []int, error) {
-	if start < 0 || n < 0 || start+n > navSize {
+	if start < 0 || n < 0 || start > navSize || n > navSize-start { // start+n may overflow
 		return nil, nil, fmt.Errorf("udfbridge: %s: frames [%d, %d) out of range [0, %d)", name, start, start+n, navSize)
 	}
 	if sigStart == nil && sigShape == nil {
@@ -294,15 +365,26 @@ func checkRead(name string, navSize int, sig []int, start, n int, sigStart, sigS
 }
 
 func checkShapes(name string, nav, sig []int) error {
+	if why := shapeProblem(nav, sig); why != "" {
+		return fmt.Errorf("udfbridge: %s: %s", name, why)
+	}
+	return nil
+}
+
+// shapeProblem says what is wrong with a nav and sig shape, or "".
+func shapeProblem(nav, sig []int) string {
 	if len(nav) == 0 {
-		return fmt.Errorf("udfbridge: %s: empty nav shape", name)
+		return "empty nav shape"
+	}
+	if len(nav)+len(sig) > maxDatasetDims {
+		return fmt.Sprintf("%d axes, more than %d", len(nav)+len(sig), maxDatasetDims)
 	}
 	for _, s := range append(dsClone(nav), sig...) {
 		if s < 0 {
-			return fmt.Errorf("udfbridge: %s: negative dimension in nav %v sig %v", name, nav, sig)
+			return fmt.Sprintf("negative dimension in nav %v sig %v", nav, sig)
 		}
 	}
-	return nil
+	return ""
 }
 
 func dsProd(s []int) int {

@@ -41,17 +41,32 @@ type ZarrDataset struct {
 
 var _ Dataset = (*ZarrDataset)(nil)
 
+// maxZarrBounds bounds the chunks along the axes of a zarr dataset, added
+// over the axes (1M: a table of 8 MiB). A grid that fine is 1M chunk
+// files along one axis, which no real dataset has.
+const maxZarrBounds = 1 << 20
+
 // OpenZarr opens the zarr array at path (its metadata only); the last
 // sigDims axes are the sig, the others the nav.
 func OpenZarr(path string, sigDims int) (*ZarrDataset, error) {
 	z, err := zarr.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("udfbridge: zarr dataset: %w", err)
+		return nil, &DatasetError{Kind: KindZarr, Path: path, Reason: "open", Err: err}
 	}
 	shape := z.Shape()
 	nav, sig, err := splitNavSig("zarr array "+path, shape, sigDims)
 	if err != nil {
 		return nil, err
+	}
+	// The boundary table has one int per chunk along each axis: checked
+	// before it is built, as the metadata alone sets it (shape (0, 2^40)
+	// in chunks of 1 is a valid empty array of 2^40 chunks along axis 1).
+	total := 0
+	for _, k := range z.NumChunks() {
+		total += k // a sum that wraps goes negative
+		if total > maxZarrBounds || total < 0 {
+			return nil, &DatasetError{Kind: KindZarr, Path: path, Reason: fmt.Sprintf("chunk grid %v of shape %v in chunks %v has more than %d chunks along its axes together", z.NumChunks(), shape, z.Chunks(), maxZarrBounds)}
+		}
 	}
 	bounds := make([][]int, len(shape))
 	for i, s := range shape {

@@ -40,7 +40,7 @@
 // File100MB ./nd/npy): ReadFile 2.8 GB/s, WriteFile 1.35 GB/s. A
 // contiguous array is written from its own memory in one call and read
 // straight into the new array's memory; only streams of unknown length
-// over 64 MiB are read in growing pieces (so that a header claiming
+// over 1 MiB are read in growing pieces (so that a header claiming
 // terabytes cannot allocate them).
 //
 // # What is refused, and why
@@ -50,6 +50,12 @@
 // refused with an error wrapping *nd.DTypeError: tessera's arrays cannot
 // hold them, and reading pickles would run arbitrary code. Headers over
 // 1 MiB are refused so that a corrupt length cannot exhaust memory.
+// Sizes computed from the header are checked before anything is
+// allocated: more than 64 axes, a shape whose non-zero dimensions times
+// the item size overflow int64 (numpy's rule, so (0, 2**62, 2**62) is
+// refused although it holds no element), and data offset + n·itemsize
+// beyond the file's size are errors naming the file; TestBadFilesRefused
+// holds each failed read to under 2 MiB of allocation.
 //
 // # Errors
 //

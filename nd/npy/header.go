@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,11 @@ const magic = "\x93NUMPY"
 // length field cannot make it allocate gigabytes. numpy's own reader
 // refuses headers over 10000 bytes unless told otherwise.
 const maxHeaderLen = 1 << 20
+
+// maxDims bounds the number of axes a header may give: numpy's own limit
+// (NPY_MAXDIMS, 64 since numpy 2.0). Without it a 1 MiB header of "0, 0,
+// ..." would be half a million axes of an empty array.
+const maxDims = 64
 
 // growthPad is the room numpy (since 1.23) leaves after the dict for the
 // growing axis to gain digits in place; writing it too keeps Go's files
@@ -94,11 +100,17 @@ func ReadHeader(r io.Reader) (Header, error) {
 	if minor != 0 {
 		return Header{}, &Error{Reason: fmt.Sprintf("unsupported format version %d.%d (tessera reads 1.0, 2.0 and 3.0)", major, minor)}
 	}
-	dict := make([]byte, hlen)
-	if _, err := io.ReadFull(r, dict); err != nil {
+	// Read the dict into a buffer that grows as bytes arrive rather than
+	// one of the declared length: a 10-byte file declaring a 64 KiB (or,
+	// in version 2.0, 1 MiB) header otherwise allocated it.
+	var dict bytes.Buffer
+	if n, err := dict.ReadFrom(io.LimitReader(r, int64(hlen))); err != nil || n != int64(hlen) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
 		return Header{}, &Error{Reason: fmt.Sprintf("truncated header (want %d bytes of header dict)", hlen), Err: err}
 	}
-	h, err := ParseHeader(string(dict))
+	h, err := ParseHeader(dict.String())
 	if err != nil {
 		return Header{}, err
 	}
@@ -224,17 +236,38 @@ func (p *dictParser) parse() (Header, error) {
 			return h, fmt.Errorf("missing key %q", k)
 		}
 	}
-	n, err := nd.SizeOf(h.Shape)
-	if err != nil {
+	if _, err := nd.SizeOf(h.Shape); err != nil {
 		return h, err
 	}
-	if n > math.MaxInt64/int64Size(h.DType) {
-		return h, fmt.Errorf("shape %s is too large", nd.FormatShape(h.Shape))
+	if _, ok := extent(h.Shape, h.DType.Size()); !ok {
+		return h, fmt.Errorf("shape %s of %s is too large: its bytes overflow a 64-bit size", nd.FormatShape(h.Shape), h.DType)
 	}
 	return h, nil
 }
 
-func int64Size(d nd.DType) int { return max(d.Size(), 1) }
+// extent returns the product of the non-zero dimensions of shape times
+// itemsize, and false when that overflows int64. It is numpy's rule for
+// a valid shape: (0, 2**62, 2**62) holds no element, yet numpy refuses it,
+// because the strides of its other axes overflow. Checking only the
+// element count (0) would let such a header through, and code sizing
+// anything per row or per chunk of the empty array would then overflow.
+func extent(shape []int, itemsize int) (int64, bool) {
+	p := uint64(max(itemsize, 1))
+	for _, d := range shape {
+		if d < 0 {
+			return 0, false
+		}
+		if d == 0 {
+			continue
+		}
+		hi, lo := bits.Mul64(p, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, false
+		}
+		p = lo
+	}
+	return int64(p), true
+}
 
 func (p *dictParser) rest() string {
 	r := p.s[p.pos:]
@@ -295,6 +328,9 @@ func (p *dictParser) tuple() ([]int, error) {
 		}
 		if p.pos < len(p.s) && p.s[p.pos] == 'L' {
 			p.pos++
+		}
+		if len(sh) == maxDims {
+			return nil, p.errorf("more than %d dimensions", maxDims)
 		}
 		sh = append(sh, v)
 		switch p.peek() {

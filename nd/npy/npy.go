@@ -28,7 +28,9 @@ func Read(r io.Reader) (*nd.Array, error) {
 // bigUnknown is the data size above which a stream of unknown length is
 // read in growing pieces rather than into memory allocated up front, so
 // that a header claiming terabytes cannot make Read allocate them.
-const bigUnknown = 64 << 20
+// 1 MiB rather than the 64 MiB of the first version: a 200-byte stream
+// whose header claims 60 MiB made Read allocate the 60 MiB.
+const bigUnknown = 1 << 20
 
 // readData reads the data that h describes from r; known is the number of
 // bytes r still holds, or -1.
@@ -169,10 +171,14 @@ func OpenFile(path string) (*File, error) {
 		f.Close()
 		return nil, &Error{File: path, Reason: "stat", Err: err}
 	}
+	// ParseHeader checked that n·itemsize fits an int64; the offset added
+	// to it may still overflow, and a negative sum would pass the test
+	// below, so the room left after the offset is what is compared.
 	n, _ := nd.SizeOf(h.Shape)
-	if want := h.DataOffset + int64(n)*int64(h.DType.Size()); st.Size() < want {
+	nbytes := int64(n) * int64(h.DType.Size())
+	if h.DataOffset > st.Size() || nbytes > st.Size()-h.DataOffset {
 		f.Close()
-		return nil, &Error{File: path, Reason: fmt.Sprintf("data shorter than the shape %s of %s: file has %d bytes, needs %d", nd.FormatShape(h.Shape), h.DType, st.Size(), want), Err: io.ErrUnexpectedEOF}
+		return nil, &Error{File: path, Reason: fmt.Sprintf("data shorter than the shape %s of %s: file has %d bytes, needs %d after the %d-byte header", nd.FormatShape(h.Shape), h.DType, st.Size(), nbytes, h.DataOffset), Err: io.ErrUnexpectedEOF}
 	}
 	return &File{path: path, f: f, h: h, size: st.Size()}, nil
 }

@@ -369,10 +369,37 @@ func FuzzRead(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	f.Add(badFile("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }"))
+	f.Add(badFile("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 4611686018427387904, 4611686018427387904), }"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := Read(bytes.NewReader(b))
+		// No input may make a read allocate much more than it holds,
+		// whatever its header claims: from a reader of known length the
+		// data is checked against the length first, and a stream is
+		// read in pieces of 1 MiB that double only as data arrives.
+		var a *nd.Array
+		var err error
+		grew := allocDuring(func() { a, err = Read(bytes.NewReader(b)) })
+		if limit := uint64(4*len(b) + 1<<20); grew > limit {
+			t.Fatalf("Read of %d bytes allocated %d (limit %d); err %v", len(b), grew, limit, err)
+		}
+		var sa *nd.Array
+		var serr error
+		grew = allocDuring(func() { sa, serr = Read(io.MultiReader(bytes.NewReader(b))) })
+		if limit := uint64(4*len(b) + 2<<20); grew > limit {
+			t.Fatalf("Read of a stream of %d bytes allocated %d (limit %d); err %v", len(b), grew, limit, serr)
+		}
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("Read from a bytes.Reader: %v; from a stream: %v", err, serr)
+		}
 		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %T %v is not an *npy.Error", err, err)
+			}
 			return
+		}
+		if msg := sameArray(sa, a); msg != "" {
+			t.Fatalf("stream read differs: %s", msg)
 		}
 		var buf bytes.Buffer
 		if err := Write(&buf, a, false); err != nil {

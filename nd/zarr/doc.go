@@ -83,4 +83,24 @@
 // round-trips"), unsupported dtype or codec, corrupt or truncated chunks
 // (a chunk must decompress to exactly the chunk's bytes), chunk indices
 // out of range, and dtype or shape mismatches on WriteChunk.
+//
+// # Bad data is refused, not obeyed
+//
+// A store may come from anyone, and a worker that obeys its sizes dies of
+// out-of-memory, so every size read from a store is checked before it
+// sizes anything. Metadata: at most 64 axes; no negative dimension; chunks
+// positive; the shape's non-zero dimensions times the item size fit an
+// int64 (numpy's rule: (0, 2**62, 2**62) holds no element, but its chunk
+// grid overflows); a chunk of at most 2 GiB; the grid computed as
+// ceil(shape/chunks) without the overflow of (s+c-1)/c; metadata files of
+// at most 16 MiB. Chunks: a compressed file larger than any encoding of
+// its chunk (chunk + chunk/8 + 64 KiB) is refused unread; every codec
+// decodes into the chunk's own memory and is capped at its size (zstd by
+// its cap limit, whatever the frame header claims; zlib and gzip by
+// reading into the chunk and then one byte more; blosc by checking its
+// header's nbytes against the chunk before decoding, and its blocks
+// against the header), and a chunk that decodes to another size is an
+// error. TestBadMetadataRefused and TestBadChunksRefused hold each failed
+// read to a small allocation (runtime.MemStats.TotalAlloc); FuzzReadChunk
+// and the metadata fuzz targets hold arbitrary input to it.
 package zarr

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,9 +78,6 @@ func parseMetaV2(b []byte) (Meta, codecChain, error) {
 	}
 	m.Version = 2
 	m.Shape, m.Chunks = *z.Shape, *z.Chunks
-	if err := checkGrid(m.Shape, m.Chunks); err != nil {
-		return m, c, err
-	}
 	var dt string
 	if err := json.Unmarshal(z.DType, &dt); err != nil {
 		return m, c, fmt.Errorf("dtype %s: structured dtypes are not supported", short(z.DType))
@@ -93,6 +91,9 @@ func parseMetaV2(b []byte) (Meta, codecChain, error) {
 		return m, c, &nd.DTypeError{Text: dt, Reason: "not a typestring such as \"<f8\""}
 	}
 	m.DType, c.bigEndian = d, big
+	if err := checkGrid(m.Shape, m.Chunks, m.DType.Size()); err != nil {
+		return m, c, err
+	}
 	if len(z.Filters) > 0 && string(z.Filters) != "null" {
 		return m, c, fmt.Errorf("filters %s are not supported (only null)", short(z.Filters))
 	}
@@ -173,24 +174,62 @@ func reversed(n int) []int {
 	return p
 }
 
-// checkGrid checks a shape and its chunk shape.
-func checkGrid(shape, chunks []int) error {
+// maxDims bounds the number of axes: numpy's NPY_MAXDIMS (64 since numpy
+// 2.0), which zarr-python cannot exceed either.
+const maxDims = 64
+
+// checkGrid checks a shape and its chunk shape for an element type of
+// itemsize bytes, before anything is sized from them: every dimension
+// non-negative, every chunk positive, at most maxDims axes, the shape's
+// bytes representable (extent), a chunk's decoded bytes within
+// maxChunkBytes. The chunk grid, ceil(shape/chunks) per axis, then fits
+// too: its product over the non-zero axes is at most the shape's.
+func checkGrid(shape, chunks []int, itemsize int) error {
 	if len(shape) != len(chunks) {
 		return fmt.Errorf("shape %v and chunks %v differ in length", shape, chunks)
 	}
+	if len(shape) > maxDims {
+		return fmt.Errorf("shape has %d axes, more than %d", len(shape), maxDims)
+	}
 	if _, err := nd.SizeOf(shape); err != nil {
 		return err
+	}
+	if _, ok := extent(shape, itemsize); !ok {
+		return fmt.Errorf("shape %v of %d-byte elements is too large: its bytes overflow a 64-bit size", shape, itemsize)
 	}
 	for _, c := range chunks {
 		if c <= 0 {
 			return fmt.Errorf("chunks %v: chunk sizes must be positive", chunks)
 		}
 	}
-	n, err := nd.SizeOf(chunks)
-	if err != nil || n > math.MaxInt32*16 {
-		return fmt.Errorf("chunks %v: chunk too large", chunks)
+	n, ok := extent(chunks, itemsize)
+	if !ok || n > maxChunkBytes {
+		return fmt.Errorf("chunks %v of %d-byte elements: a chunk exceeds %d bytes", chunks, itemsize, maxChunkBytes)
 	}
 	return nil
+}
+
+// extent returns the product of the non-zero dimensions of shape times
+// itemsize, and false when it overflows int64 or a dimension is negative.
+// It is numpy's rule for a valid shape: (0, 2**62, 2**62) holds no
+// element, yet its strides, and here its chunk grid, overflow; checking
+// only the element count (0) would let it through.
+func extent(shape []int, itemsize int) (int64, bool) {
+	p := uint64(max(itemsize, 1))
+	for _, d := range shape {
+		if d < 0 {
+			return 0, false
+		}
+		if d == 0 {
+			continue
+		}
+		hi, lo := bits.Mul64(p, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, false
+		}
+		p = lo
+	}
+	return int64(p), true
 }
 
 // parseFill converts a JSON fill_value to a Go value of d's type; nil
@@ -484,7 +523,7 @@ func parseMetaV3(b []byte) (Meta, codecChain, error) {
 		return m, c, fmt.Errorf("chunk_grid chunk_shape: %v", err)
 	}
 	m.Chunks = cs
-	if err := checkGrid(m.Shape, m.Chunks); err != nil {
+	if err := checkGrid(m.Shape, m.Chunks, m.DType.Size()); err != nil {
 		return m, c, err
 	}
 	sep, _ := z.ChunkKeyEncoding.Configuration["separator"].(string)

@@ -50,7 +50,7 @@ type Array struct {
 // .zarray, v3 when it holds zarr.json. Only the metadata is read.
 func Open(path string) (*Array, error) {
 	v2 := filepath.Join(path, ".zarray")
-	b, err := os.ReadFile(v2)
+	b, err := readMeta(v2)
 	if err == nil {
 		m, c, err := parseMetaV2(b)
 		if err != nil {
@@ -62,7 +62,7 @@ func Open(path string) (*Array, error) {
 		return nil, &Error{Path: v2, Reason: "reading metadata", Err: err}
 	}
 	v3 := filepath.Join(path, "zarr.json")
-	b, err = os.ReadFile(v3)
+	b, err = readMeta(v3)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Path: path, Reason: "not a zarr array: neither .zarray nor zarr.json is there", Err: err}
@@ -76,6 +76,28 @@ func Open(path string) (*Array, error) {
 	return newArray(path, v3, m, c)
 }
 
+// maxMetaBytes bounds the metadata file Open reads: .zarray is a few
+// hundred bytes and zarr.json a few KiB with attributes. Without a bound a
+// metadata path that is a link to /dev/zero made Open read forever.
+const maxMetaBytes = 16 << 20
+
+// readMeta reads a metadata file of at most maxMetaBytes.
+func readMeta(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxMetaBytes {
+		return nil, fmt.Errorf("metadata file is over %d bytes", maxMetaBytes)
+	}
+	return b, nil
+}
+
 func newArray(path, metaFile string, m Meta, c codecChain) (*Array, error) {
 	a := &Array{path: path, meta: m, codec: c, metaFile: metaFile}
 	n, _ := nd.SizeOf(m.Chunks)
@@ -85,7 +107,7 @@ func newArray(path, metaFile string, m Meta, c codecChain) (*Array, error) {
 	a.chunkBytes = n * m.DType.Size()
 	a.nchunks = make([]int, len(m.Shape))
 	for i, s := range m.Shape {
-		a.nchunks[i] = (s + m.Chunks[i] - 1) / m.Chunks[i]
+		a.nchunks[i] = ceilDiv(s, m.Chunks[i])
 	}
 	fill := m.Fill
 	if fill == nil {
@@ -100,6 +122,16 @@ func newArray(path, metaFile string, m Meta, c codecChain) (*Array, error) {
 		nd.SwapBytes(a.fill, swapUnit(m.DType))
 	}
 	return a, nil
+}
+
+// ceilDiv is ceil(s/c) for s >= 0, c > 0; (s+c-1)/c, the usual form,
+// overflows for s near MaxInt.
+func ceilDiv(s, c int) int {
+	q := s / c
+	if s%c != 0 {
+		q++
+	}
+	return q
 }
 
 func swapUnit(d nd.DType) int {
@@ -131,7 +163,7 @@ func Create(path string, meta Meta) (*Array, error) {
 	if !m.DType.Valid() {
 		return nil, bad("invalid dtype")
 	}
-	if err := checkGrid(m.Shape, m.Chunks); err != nil {
+	if err := checkGrid(m.Shape, m.Chunks, m.DType.Size()); err != nil {
 		return nil, bad("%v", err)
 	}
 	if m.Order != "C" && m.Order != "F" {
@@ -375,8 +407,8 @@ func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 			ioErr = err != nil
 			return err
 		}
-		if size > maxChunkFile {
-			return fmt.Errorf("chunk file is %d bytes, over the %d-byte limit", size, maxChunkFile)
+		if lim := maxEncoded(len(dst)); size > lim {
+			return fmt.Errorf("chunk file is %d bytes, more than any %s encoding of a %d-byte chunk (at most %d)", size, a.codec.compressor, len(dst), lim)
 		}
 		buf := getBuf(int(size))
 		defer putBuf(buf)
@@ -503,8 +535,16 @@ func (a *Array) encodeChunk(x *nd.Array) []byte {
 // own limit), so that corrupt metadata cannot ask for terabytes.
 const maxChunkBytes = 1 << 31
 
-// maxChunkFile bounds the compressed chunk files ReadChunk reads (4 GiB).
-const maxChunkFile = 1 << 32
+// maxEncoded bounds the size of a compressed chunk file that ReadChunk
+// reads into memory, for a chunk of n decoded bytes. Every supported codec
+// stores incompressible data with a small overhead: blosc copies it after
+// a 16-byte header, zlib and gzip spend 5 bytes per 64 KiB stored block,
+// zstd 3 bytes per 128 KiB raw block, plus their headers. n/8 + 64 KiB
+// covers all of them with room to spare; a file larger than that is not a
+// chunk of this array, and reading it would let a corrupt or hostile
+// store make every worker allocate the file's size (the first version
+// allowed any file up to 4 GiB whatever the chunk size).
+func maxEncoded(n int) int64 { return int64(n) + int64(n)/8 + 64<<10 }
 
 // bufPool recycles the buffers compressed chunk files are read into; a
 // cache, like the shared zstd decoder.

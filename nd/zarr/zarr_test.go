@@ -428,11 +428,15 @@ func FuzzParseMetadataV2(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	for _, sc := range [][2]string{{"[9223372036854775807]", "[100]"}, {"[0, 4611686018427387904, 3]", "[1, 1, 1]"}, {"[65536, 65536]", "[32768, 8192]"}} {
+		f.Add([]byte(`{"zarr_format": 2, "shape": ` + sc[0] + `, "chunks": ` + sc[1] + `, "dtype": "|u1", "compressor": null, "fill_value": 0, "order": "C", "filters": null}`))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, c, err := parseMetaV2(b)
 		if err != nil {
 			return
 		}
+		openBounded(t, m, c)
 		if c.compressor == "blosc" || c.bigEndian {
 			return // not writable as such
 		}
@@ -472,6 +476,7 @@ func FuzzParseMetadataV3(f *testing.F) {
 		if err != nil {
 			return
 		}
+		openBounded(t, m, c)
 		if c.compressor == "blosc" {
 			return
 		}

@@ -256,7 +256,11 @@ func decompress(dst, src []byte, h Info) error {
 	shuffle := h.Shuffle && ts > 1
 	var tmp *[]byte
 	if shuffle {
-		tmp = getTmp(h.BlockSize)
+		// Sized by the largest block there is, not by the header's
+		// blocksize: c-blosc never writes a blocksize over nbytes, but a
+		// header may say 700 MB for a 100-byte buffer, and sizing the
+		// scratch by it allocated the 700 MB.
+		tmp = getTmp(min(h.BlockSize, h.NBytes))
 		defer tmpPool.Put(tmp)
 	}
 	nblocks := (h.NBytes + h.BlockSize - 1) / h.BlockSize

@@ -40,7 +40,11 @@
 // ErrCorrupt that names the block and stream; no input makes the decoder
 // panic or write outside the destination, and a header that claims more
 // output than its codec could produce from the buffer's size is refused
-// before anything is allocated.
+// before anything is allocated. Scratch memory is sized by nbytes, never
+// by the header's blocksize alone (which a header may set to 600 MiB for a
+// 1000-byte buffer); each stream decodes into its slice of the
+// destination, so lz4, zlib and zstd are all capped at what the header
+// declared (TestLyingHeadersBounded, FuzzDecompress, FuzzDecodeLZ4).
 //
 // # Why in-house
 //

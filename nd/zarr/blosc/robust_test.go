@@ -278,17 +278,31 @@ func FuzzDecompress(f *testing.F) {
 		}
 	}
 	f.Add(encodeBlosc(payload(4, 5000), 4, 1024, true, true))
+	lying := encodeBlosc(payload(4, 1000), 4, 1000, true, false)
+	binary.LittleEndian.PutUint32(lying[8:], 600<<20) // blocksize far over nbytes
+	f.Add(lying)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		// Keep allocations small: headers claiming large outputs are
 		// decoded into a bounded destination only.
 		h, err := ReadInfo(src)
 		if err == nil && h.NBytes <= 1<<20 {
+			// What a header declares is all Decompress may allocate,
+			// besides scratch no larger than that.
+			grew := allocDuring(func() { Decompress(src) })
+			if limit := uint64(2*h.NBytes + 64<<10); grew > limit {
+				t.Fatalf("Decompress of %d bytes declaring %d allocated %d (limit %d)", len(src), h.NBytes, grew, limit)
+			}
 			checkDecode(t, src)
 			return
 		}
 		dst := make([]byte, 1<<16)
-		if n, err := DecompressInto(dst, src); err == nil && n > len(dst) {
+		var n int
+		grew := allocDuring(func() { n, err = DecompressInto(dst, src) })
+		if err == nil && n > len(dst) {
 			t.Fatalf("DecompressInto = %d bytes into %d", n, len(dst))
+		}
+		if grew > 2*uint64(len(dst))+64<<10 {
+			t.Fatalf("DecompressInto %d bytes allocated %d", len(dst), grew)
 		}
 	})
 }
