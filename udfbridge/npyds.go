@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/nd/npy"
 )
@@ -48,6 +49,9 @@ var _ Dataset = (*NPYDataset)(nil)
 
 // OpenNPY opens the .npy file at path, reading its header only.
 func OpenNPY(path string, sigDims int) (*NPYDataset, error) {
+	if err := graph.CheckPath("udfbridge.open-npy", path); err != nil {
+		return nil, &DatasetError{Kind: KindNPY, Path: path, Reason: "refused", Err: err}
+	}
 	f, err := npy.OpenFile(path)
 	if err != nil {
 		return nil, &DatasetError{Kind: KindNPY, Path: path, Reason: "open", Err: err}

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -66,6 +67,11 @@ var _ Dataset = (*RawDataset)(nil)
 func OpenRaw(path string, dt nd.DType, navShape, sigShape []int, offset int64) (*RawDataset, error) {
 	bad := func(err error, format string, args ...any) error {
 		return &DatasetError{Kind: KindRaw, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
+	}
+	// A worker process confined to its data directories refuses other
+	// paths (graph.RestrictPaths); datasets reach workers through Open*.
+	if err := graph.CheckPath("udfbridge.open-raw", path); err != nil {
+		return nil, bad(err, "refused")
 	}
 	if !dt.Valid() {
 		return nil, bad(nil, "invalid dtype %v", dt)

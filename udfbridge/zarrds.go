@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/nd/zarr"
 )
@@ -49,6 +50,9 @@ const maxZarrBounds = 1 << 20
 // OpenZarr opens the zarr array at path (its metadata only); the last
 // sigDims axes are the sig, the others the nav.
 func OpenZarr(path string, sigDims int) (*ZarrDataset, error) {
+	if err := graph.CheckPath("udfbridge.open-zarr", path); err != nil {
+		return nil, &DatasetError{Kind: KindZarr, Path: path, Reason: "refused", Err: err}
+	}
 	z, err := zarr.Open(path)
 	if err != nil {
 		return nil, &DatasetError{Kind: KindZarr, Path: path, Reason: "open", Err: err}

@@ -20,6 +20,7 @@ import (
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/sched/distributed"
+	"github.com/tessera-go/tessera/udfbridge"
 )
 
 func TestCerts(t *testing.T) {
@@ -193,6 +194,14 @@ func TestDataDirsConfineWorkers(t *testing.T) {
 	if v, _ := nd.Values[float64](got); len(v) != 1 || v[0] != 999*1000/2 {
 		t.Errorf("sum = %v, want %d", v, 999*1000/2)
 	}
+	for _, d := range []string{data, other} {
+		if err := os.WriteFile(filepath.Join(d, "scan.raw"), make([]byte, 4*4*8*8*2), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := runRawSum(ctx, filepath.Join(data, "scan.raw"), c); err != nil {
+		t.Errorf("a UDF over a raw file inside the data directory: %v", err)
+	}
 	for _, tc := range []struct {
 		name string
 		run  func() error
@@ -205,10 +214,23 @@ func TestDataDirsConfineWorkers(t *testing.T) {
 		{"write outside", func() error {
 			return src.ToZarr(ctx, filepath.Join(other, "y.zarr"), chunkarray.ZarrOptions{}, on)
 		}, filepath.Join(other, "y.zarr")},
+		{"UDF over a raw file outside", func() error {
+			_, err := runRawSum(ctx, filepath.Join(other, "scan.raw"), c)
+			return err
+		}, filepath.Join(other, "scan.raw")},
 	} {
 		err := tc.run()
 		if !errors.Is(err, graph.ErrPathRefused) || !strings.Contains(err.Error(), tc.path) {
 			t.Errorf("%s: %v, want graph.ErrPathRefused naming %s", tc.name, err, tc.path)
 		}
 	}
+}
+
+// runRawSum runs SumUDF over a 4×4 nav × 8×8 sig uint16 raw file on s.
+func runRawSum(ctx context.Context, path string, s sched.Scheduler) ([]*udfbridge.Results, error) {
+	ds, err := udfbridge.OpenRaw(path, nd.Uint16, []int{4, 4}, []int{8, 8}, 0)
+	if err != nil {
+		return nil, err
+	}
+	return udfbridge.Run(ctx, ds, []udfbridge.UDF{&udfbridge.SumUDF{}}, udfbridge.WithScheduler(s), udfbridge.WithPartitions(2))
 }
