@@ -3,6 +3,7 @@
 
 Usage:
     SCHEDS=sync,threads,distributed REPS=5 bench/dask/dask_bench.py [GROUP ...]
+    bench/dask/dask_bench.py --list    (the groups and their workloads, as JSON; needs no Dask)
 
 GROUP is one of delayed, chunks, elementwise, normalize, zarr, udf, graphbuild
 (default: all of them), the groups of `tessera bench`. SCHEDS lists Dask
@@ -30,11 +31,31 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-import dask.array as da
-from dask import delayed
-
 REPS = max(1, int(os.environ.get("REPS", "5")))
+
+# The workloads of each group, under the names `tessera bench` uses
+# (cmd/tessera's TestDaskScriptNames compares the two lists).
+NAMES = {
+    "delayed": ["delayed_tree_65535"],
+    "chunks": ["randint500^3_sum_chunks500", "randint500^3_sum_chunks200", "randint500^3_sum_chunks100",
+               "randint500^3_sum_chunks50", "ones500^3_sum_chunks50"],
+    "elementwise": ["sin_col_times_T_sum_1e4"],
+    "normalize": ["normalize_3x1000x1000"],
+    "zarr": ["zarr_1e4_sq_sum"],
+    "udf": ["udf_sum_4d_tree_merge", "udf_sum_4d_merge_all"],
+    "graphbuild": ["graph_build_10k_chunks"],
+}
+ALL_NAMES = {n for names in NAMES.values() for n in names}
+
+np = da = delayed = None  # imported by load_dask, so that --list needs neither
+
+
+def load_dask():
+    global np, da, delayed
+    import numpy
+    import dask.array
+    from dask import delayed as dask_delayed
+    np, da, delayed = numpy, dask.array, dask_delayed
 
 
 def load_avg():
@@ -57,6 +78,7 @@ def timed(build, run):
 
 
 def report(workload, scheduler, times, **extra):
+    assert workload in ALL_NAMES, workload
     line = {
         "workload": workload,
         "scheduler": scheduler,
@@ -212,9 +234,13 @@ GROUPS = {
     "udf": group_udf,
     "graphbuild": group_graphbuild,
 }
+assert list(GROUPS) == list(NAMES)
 
 
 def main(argv):
+    if argv == ["--list"]:
+        print(json.dumps(NAMES))
+        return
     groups = argv or list(GROUPS)
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
@@ -223,6 +249,7 @@ def main(argv):
     for s in schedulers:
         if s not in ("sync", "threads", "distributed"):
             sys.exit(f"dask_bench.py: unknown scheduler {s!r} in SCHEDS (sync, threads, distributed)")
+    load_dask()
     client = None
     if "distributed" in schedulers:
         from distributed import Client, LocalCluster
