@@ -11,7 +11,7 @@ import (
 	"github.com/tessera-go/tessera/sched"
 )
 
-// Benchmarks that mirror dask_baseline.py's array workloads (the names
+// Benchmarks that mirror dask_bench.py's array workloads (the names
 // match cmd/internal/workloads), and the memory-bandwidth reference that
 // in-memory chunked sums are measured against. Run one group at a time on
 // a shared machine, e.g.
@@ -24,7 +24,7 @@ var benchSchedulers = []struct {
 }{{"sync", sched.Sync{}}, {"threads", sched.Threaded{}}}
 
 // benchmarkCompute computes the Array that build returns (built afresh
-// each iteration, outside the timer, as dask_baseline.py does) and
+// each iteration, outside the timer, as bench/dask/dask_bench.py does) and
 // reports the logical bytes it reads per second.
 func benchmarkCompute(b *testing.B, s sched.Scheduler, bytes int, build func() *Array) {
 	b.ReportAllocs()

@@ -7,7 +7,7 @@ import (
 
 // Specialised kernels for the commonest fused reductions: the sum over a
 // whole block of x, x*x, x**2 or square(x), where x is an input block,
-// optionally cast first (x.AsType(int64).Pow(2).Sum() is dask_baseline's
+// optionally cast first (x.AsType(int64).Pow(2).Sum() is dask_bench.py's
 // zarr workload). The generic fused path evaluates each node of the
 // expression into a tile buffer and then reduces the tile: three passes
 // over memory and a few dozen small allocations per tile. A kernel reads
@@ -150,7 +150,7 @@ func (ev *evaluator) fastSum(accShape []int) (r *nd.Array, ok bool, err error) {
 		}
 	}()
 	if pt.sq && pt.in.DType() == nd.Int32 && pt.e == nd.Int64 {
-		// x.AsType(int64)**2 over int32 (dask_baseline's zarr workload):
+		// x.AsType(int64)**2 over int32 (dask_bench.py's zarr workload):
 		// a vector kernel where the CPU has one (sumsq_amd64.s).
 		return sumResult(sumSqInt32Block(pt.in), accShape)
 	}

@@ -60,7 +60,7 @@ func benchmarkBuildTree(b *testing.B, pure, collect bool, leaves int) {
 
 // BenchmarkBuildTree builds trees of additions; "graph" variants also
 // collect the graph, which Compute does. The 32768-leaf tree is
-// dask_baseline.py's delayed_tree_65535 (Dask: about 34 µs per task).
+// dask_bench.py's delayed_tree_65535 (Dask: about 34 µs per task).
 func BenchmarkBuildTree(b *testing.B) {
 	for _, leaves := range []int{1 << 10, 1 << 15, 1 << 18} {
 		for _, pure := range []bool{false, true} {

@@ -20,9 +20,9 @@ import (
 	"github.com/tessera-go/tessera/sched/distributed"
 )
 
-// benchGroups maps the group names of ../shared/bench/dask_baseline.py to
+// benchGroups maps the group names of bench/dask/dask_bench.py to
 // the bench names of their workloads, so that "tessera bench delayed" and
-// "dask_baseline.py delayed" time the same things.
+// "bench/dask/dask_bench.py delayed" time the same things.
 var benchGroups = map[string][]string{
 	"delayed":     {"delayed_tree_65535"},
 	"chunks":      {"randint500^3_sum_chunks500", "randint500^3_sum_chunks200", "randint500^3_sum_chunks100", "randint500^3_sum_chunks50", "ones500^3_sum_chunks50"},
@@ -33,8 +33,9 @@ var benchGroups = map[string][]string{
 	"udf":         {"udf_sum_4d_tree_merge", "udf_sum_4d_merge_all"},
 }
 
-// benchResult is one line of output, with the fields and names of
-// dask_baseline.py.
+// benchResult is one line of output: workload and scheduler named as
+// bench/dask/dask_bench.py names them, seconds the best repetition and
+// median_s the median (the figure bench/compare.sh compares).
 type benchResult struct {
 	Workload  string   `json:"workload"`
 	Scheduler string   `json:"scheduler"`
@@ -65,7 +66,7 @@ func checkSchedulerName(name string) error {
 }
 
 // benchLabel is a scheduler's name in the results: "distributed" for
-// either form, as dask_baseline.py writes it.
+// either form, as bench/dask/dask_bench.py writes it.
 func benchLabel(name string) string {
 	if strings.HasPrefix(name, "distributed=") {
 		return "distributed"
@@ -131,7 +132,7 @@ func (p *schedPool) close() {
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench", "")
-	asJSON := fs.Bool("json", false, "print one JSON line per workload and scheduler (the fields of dask_baseline.py)")
+	asJSON := fs.Bool("json", false, "print one JSON line per workload and scheduler (workload, scheduler, seconds: the best, median_s; bench/compare.sh sets them beside bench/dask/dask_bench.py)")
 	scheds := fs.String("schedulers", "sync,threads", "comma-separated `list` of schedulers: sync, threads, distributed (a local cluster of 2 worker processes), distributed=HOST:PORT (a running scheduler; token from TESSERA_TOKEN, TLS from the directory TESSERA_TLS_DIR that tessera certs wrote)")
 	reps := fs.Int("reps", 3, "repetitions; seconds is the best, median_s the median")
 	noCheck := fs.Bool("nocheck", false, "skip checking results against each workload's formula")
@@ -223,7 +224,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // benchOne times w on the named scheduler: each repetition builds a fresh
-// graph (untimed, as in dask_baseline.py), then times what Compute does:
+// graph (untimed, as in bench/dask/dask_bench.py), then times what Compute does:
 // optimize and run.
 func benchOne(ctx context.Context, pool *schedPool, w *workloads.Workload, schedName string, reps int, check bool) (*benchResult, error) {
 	s, err := pool.get(ctx, schedName)
@@ -264,7 +265,7 @@ func benchOne(ctx context.Context, pool *schedPool, w *workloads.Workload, sched
 }
 
 // benchBuild times Build alone, for BuildOnly workloads (scheduler
-// "none", as dask_baseline.py's graphbuild).
+// "none", as dask_bench.py's graphbuild).
 func benchBuild(w *workloads.Workload, reps int) (*benchResult, error) {
 	times := make([]float64, 0, reps)
 	tasks := 0

@@ -71,7 +71,7 @@ func TestBenchJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(lines[i]), &r); err != nil {
 			t.Fatalf("line %d: %v", i, err)
 		}
-		// The fields and names of ../shared/bench/dask_baseline.py.
+		// The workload and scheduler names of bench/dask/dask_bench.py.
 		if r["workload"] != "delayed_tree_65535" || r["scheduler"] != sched {
 			t.Errorf("line %d: got workload %v scheduler %v", i, r["workload"], r["scheduler"])
 		}

@@ -1,5 +1,5 @@
 // Package deploycheck holds one test: that the deployment examples in
-// deploy/ and the README's "Running on several machines" section stay true
+// deploy/, the cluster guide docs/cluster.md and the README stay true
 // to the tessera command. It has no non-test code.
 //
 // Every invocation of tessera found there (ExecStart of the systemd units,
@@ -26,9 +26,6 @@ import (
 	"sync"
 	"testing"
 )
-
-// readmeSection is the heading of the README section that is checked.
-const readmeSection = "## Running on several machines"
 
 // checked are the tessera commands whose flags are checked; a program
 // token followed by another word is not an invocation of interest (a path
@@ -228,30 +225,28 @@ func shellInvocations(name, text string, first int) []invocation {
 	return found
 }
 
-// readmeInvocations returns the invocations in the README's section on
-// several machines, which must exist.
-func readmeInvocations(t *testing.T, root string) []invocation {
+// clusterGuide is the guide to running on several machines, which must
+// show tessera commands; the README's commands are checked too, but the
+// README may show none (it links to the guide).
+const clusterGuide = "docs/cluster.md"
+
+// docInvocations returns the invocations in the sh blocks of the cluster
+// guide, which must have some, and of README.md, which may have none.
+func docInvocations(t *testing.T, root string) []invocation {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(clusterGuide)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
-	start := strings.Index(text, "\n"+readmeSection+"\n")
-	if start < 0 {
-		t.Fatalf("README.md has no section %q", readmeSection)
-	}
-	start++
-	section := text[start:]
-	if end := strings.Index(section[len(readmeSection):], "\n## "); end >= 0 {
-		section = section[:len(readmeSection)+end+1]
-	}
-	line := strings.Count(text[:start], "\n") + 1
-	found := shellInvocations("README.md", section, line)
+	found := shellInvocations(clusterGuide, string(b), 1)
 	if len(found) == 0 {
-		t.Fatalf("README.md section %q shows no tessera command", readmeSection)
+		t.Fatalf("%s shows no tessera command", clusterGuide)
 	}
-	return found
+	b, err = os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(found, shellInvocations("README.md", string(b), 1)...)
 }
 
 // unitInvocations returns the invocations in a systemd unit's ExecStart,
@@ -486,7 +481,7 @@ func TestManifest(t *testing.T) {
 func TestFlags(t *testing.T) {
 	root := repoRoot(t)
 	var all []invocation
-	all = append(all, readmeInvocations(t, root)...)
+	all = append(all, docInvocations(t, root)...)
 	b, err := os.ReadFile(filepath.Join(root, "deploy", "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -50,6 +50,7 @@ var allowed = map[string][]string{
 	"internal/cudaops":     {"nd"},
 	"internal/layering":    {},
 	"internal/deploycheck": {},
+	"internal/quickstart":  {},
 
 	"cmd/internal/workloads": anything,
 	"cmd/*":                  anything, // every command

@@ -9,7 +9,7 @@ import (
 	"github.com/tessera-go/tessera/nd"
 )
 
-// The array workloads of dask_baseline.py (groups chunks, elementwise,
+// The array workloads of bench/dask/dask_bench.py (groups chunks, elementwise,
 // normalize, graphbuild) and the pictures of Dask's array tutorial.
 
 func arrayGraph(a *chunkarray.Array) (*graph.Graph, []graph.Key, error) {

@@ -40,12 +40,12 @@ func sumSquaresWorkload() *Workload {
 	}
 }
 
-// treeWorkload is dask_baseline.py's delayed_tree.
+// treeWorkload is the delayed group of bench/dask/dask_bench.py.
 func treeWorkload() *Workload {
 	return &Workload{
 		Name:      "delayed-tree",
 		BenchName: "delayed_tree_65535",
-		Doc:       "a binary tree of impure additions over add(i, 1) for i < 32768, as dask_baseline.py's delayed_tree",
+		Doc:       "a binary tree of impure additions over add(i, 1) for i < 32768, as bench/dask/dask_bench.py's delayed group",
 		Build: func() (*graph.Graph, []graph.Key, error) {
 			return delayedGraph(Tree(TreeLeaves))
 		},
@@ -60,7 +60,7 @@ func SumSquares(x, y int) delayed.Delayed[int] {
 	return delayedAdd(delayedSquare(delayed.Lit(x)), delayedSquare(delayed.Lit(y)))
 }
 
-// Tree is dask_baseline.py's delayed_tree: leaves add(i, 1) for i < n,
+// Tree is bench/dask/dask_bench.py's tree_graph: leaves add(i, 1) for i < n,
 // then levels of pairwise additions to one root, every call impure. An odd
 // level carries its last value up, so any n > 0 gives 2n-1 tasks.
 func Tree(n int) delayed.Delayed[int] {

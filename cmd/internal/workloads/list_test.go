@@ -7,7 +7,7 @@ import (
 )
 
 // TestList: the built-in list holds the workloads the commands and
-// dask_baseline.py know, by these names (written out here, the oracle);
+// bench/dask/dask_bench.py know, by these names (written out here, the oracle);
 // no Name or BenchName is used twice; Lookup finds each by either name.
 func TestList(t *testing.T) {
 	want := map[string]string{ // Name -> BenchName

@@ -12,7 +12,7 @@ import (
 	"github.com/tessera-go/tessera/udfbridge"
 )
 
-// The udf group of dask_baseline.py (g_udf): a SumUDF over a 4-D dataset,
+// The udf group of bench/dask/dask_bench.py (group_udf): a SumUDF over a 4-D dataset,
 // nav 64×64 (4096 frames, flat) × sig 128×128, float32, generated lazily
 // (chunkarray.Random(…).Uniform(0, 1).AsType(float32), chunks of 256
 // frames) so that generating it is timed, as on the Dask side; 16

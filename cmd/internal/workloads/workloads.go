@@ -13,7 +13,7 @@ import (
 type Workload struct {
 	Name string // as cmd/graphviz spells it, e.g. "delayed-sum-squares"
 	// BenchName is the name under which tessera bench reports it, the same
-	// as ../shared/bench/dask_baseline.py; empty if it is not benchmarked.
+	// as bench/dask/dask_bench.py; empty if it is not benchmarked.
 	BenchName string
 	Doc       string
 	// Build makes a fresh graph (new keys for impure workloads) and the
@@ -25,7 +25,7 @@ type Workload struct {
 	// Tasks is the number of tasks, for per-task figures; 0 if not relevant.
 	Tasks int
 	// BuildOnly marks a workload whose figure is the time Build takes
-	// (dask_baseline.py's graphbuild group, scheduler "none"): tessera
+	// (dask_bench.py's graphbuild group, scheduler "none"): tessera
 	// bench times Build and computes nothing.
 	BuildOnly bool
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/tessera-go/tessera/sched"
 )
 
-// The zarr group of dask_baseline.py: an uncompressed int32 store of
+// The zarr group of bench/dask/dask_bench.py: an uncompressed int32 store of
 // n×n values 0–99 in chunks c×c, read, cast to int64, squared and summed.
 //
 // The store is written once into the system's temporary folder, under a
