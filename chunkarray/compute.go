@@ -3,6 +3,7 @@ package chunkarray
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/tessera-go/tessera/graph"
@@ -32,6 +33,11 @@ func WithOptimize(on bool) Option { return func(c *sched.ComputeConfig) { c.Opti
 func WithCallbacks(cbs ...*sched.Callbacks) Option {
 	return func(c *sched.ComputeConfig) { c.Callbacks = append(c.Callbacks, cbs...) }
 }
+
+// WithProgress draws a progress bar of this computation on w (standard
+// error when w is nil), as Dask's ProgressBar(); none is drawn unless
+// asked for.
+func WithProgress(w io.Writer) Option { return WithCallbacks(sched.ProgressTo(w)) }
 
 // collector walks Arrays and emits their block tasks into one graph.
 type collector struct {

@@ -3,6 +3,7 @@ package delayed
 import (
 	"context"
 	"fmt"
+	"io"
 	"reflect"
 
 	"github.com/tessera-go/tessera/graph"
@@ -31,6 +32,11 @@ func WithOptimize(on bool) Option { return func(c *sched.ComputeConfig) { c.Opti
 func WithCallbacks(cbs ...*sched.Callbacks) Option {
 	return func(c *sched.ComputeConfig) { c.Callbacks = append(c.Callbacks, cbs...) }
 }
+
+// WithProgress draws a progress bar of this computation on w (standard
+// error when w is nil), as Dask's ProgressBar(); none is drawn unless
+// asked for.
+func WithProgress(w io.Writer) Option { return WithCallbacks(sched.ProgressTo(w)) }
 
 // rootOf returns v's node: its own for values of this package, a layer
 // node wrapping v.Graph() for other Valuers.

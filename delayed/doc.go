@@ -136,10 +136,9 @@
 // Compute collects the graph, runs optimize.Optimize (cull, inline, fuse;
 // WithOptimize(false) skips it, Dask's optimize_graph=False) and hands it
 // to a scheduler: sched.Threaded{} unless WithScheduler says otherwise.
-// WithCallbacks attaches a profiler or progress bar to that one run; a
-// progress bar on standard error (sched.StderrProgress) is attached when
-// it is a terminal and CI is not set. The
-// package-level Compute runs several values over one graph, so shared
+// WithCallbacks attaches a profiler or progress bar to that one run, and
+// WithProgress a progress bar (none is drawn unless asked for, as Dask's
+// ProgressBar()). The package-level Compute runs several values over one graph, so shared
 // subexpressions run once. Persist computes a value and returns it as a
 // literal node under the same key. Visualize draws the graph with package
 // viz.

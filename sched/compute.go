@@ -2,6 +2,8 @@ package sched
 
 import (
 	"context"
+	"io"
+	"os"
 
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/optimize"
@@ -23,6 +25,16 @@ type ComputeConfig struct {
 	Callbacks []*Callbacks
 }
 
+// ProgressTo returns the callbacks of a progress bar written to w, or to
+// standard error when w is nil: what the collections' WithProgress
+// options attach.
+func ProgressTo(w io.Writer) *Callbacks {
+	if w == nil {
+		w = os.Stderr
+	}
+	return NewProgressBar(w).Callbacks()
+}
+
 // NewComputeConfig applies opts to the defaults: Threaded{}, optimization
 // on, no callbacks. Nil options are skipped.
 func NewComputeConfig[O ~func(*ComputeConfig)](opts []O) ComputeConfig {
@@ -39,8 +51,10 @@ func NewComputeConfig[O ~func(*ComputeConfig)](opts []O) ComputeConfig {
 }
 
 // Run computes keys of g as configured: optimize.Optimize when c.Optimize,
-// then the scheduler with c.Callbacks and, on a terminal, StderrProgress
-// attached to ctx.
+// then the scheduler with c.Callbacks attached to ctx. No progress bar is
+// attached unless asked for (the collections' WithProgress, as Dask's
+// ProgressBar() is opt-in): a library must not write to a terminal it
+// does not own.
 func (c ComputeConfig) Run(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]any, error) {
 	if c.Optimize {
 		var err error
@@ -52,8 +66,8 @@ func (c ComputeConfig) Run(ctx context.Context, g *graph.Graph, keys []graph.Key
 	if s == nil {
 		s = Threaded{}
 	}
-	// StderrProgress is nil off a terminal and under CI; WithCallbacks
-	// drops nils.
-	ctx = WithCallbacks(ctx, append(c.Callbacks[:len(c.Callbacks):len(c.Callbacks)], StderrProgress())...)
+	if len(c.Callbacks) > 0 {
+		ctx = WithCallbacks(ctx, c.Callbacks...)
+	}
 	return s.Get(ctx, g, keys)
 }
