@@ -3,7 +3,7 @@
 // UDF of the run in one pass over its tiles, then a merge (a log-depth tree
 // of ordered pairwise merges, a linear chain on request, or one merge_all
 // node). Results are computed buffers or lazy chunkarray.Arrays. See
-// ../shared/UDF-SEMANTICS.md for the behaviour matched.
+// docs/udf-semantics.md for the behaviour matched.
 //
 // # The UDF interface
 //
@@ -64,7 +64,7 @@
 // partition task: rebuild, meta.Slice and Coordinates, zero-filled
 // partition buffers, TaskData, Preprocess, process, Postprocess. Then the
 // merges, then GetResults. semantics_completeness_test.go has one row per
-// statement of UDF-SEMANTICS.md.
+// statement of docs/udf-semantics.md.
 //
 // A tile (or frame, or partition array) passed to a process method is
 // valid only until that method returns: tasks read tiles into one reused

@@ -1,6 +1,6 @@
 package udfbridge
 
-// One named row per statement of ../shared/UDF-SEMANTICS.md and of the
+// One named row per statement of docs/udf-semantics.md and of the
 // issue's "Bad input" list, each checked against a formula over the raw
 // data (sums with nd, counts, unravel_index, argwhere) or an error naming
 // the UDF, buffer or file.
