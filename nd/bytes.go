@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -152,6 +153,74 @@ func FromBytes(d DType, shape []int, b []byte, fortran, bigEndian bool) (*Array,
 		strides = FStrides(shape)
 	}
 	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+}
+
+// ViewBytes returns a C-contiguous array of dtype d and the given shape
+// over the first Size·d.Size() bytes of b's memory: shared, not copied,
+// and its elements are whatever bytes b holds (in the host's byte order),
+// so the caller writes every element before anything reads it (a bool
+// element must hold 0 or 1 when read). It is how a buffer from a free
+// list (package freelist) becomes a typed block or tile: b must be
+// aligned for d's Go type (freelist buffers are 8-byte aligned), and
+// whoever owns b must not give it back while the array is in use.
+func ViewBytes(d DType, b []byte, shape ...int) (*Array, error) {
+	if !d.Valid() {
+		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
+	}
+	n, err := SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if n > len(b)/d.Size() {
+		return nil, &ShapeError{Op: "ViewBytes", Shapes: [][]int{shape},
+			Reason: fmt.Sprintf("%s needs %d bytes, got %d", d, n*d.Size(), len(b))}
+	}
+	var data any
+	switch d {
+	case Bool:
+		data, err = viewAs[bool](b, n)
+	case Int8:
+		data, err = viewAs[int8](b, n)
+	case Int16:
+		data, err = viewAs[int16](b, n)
+	case Int32:
+		data, err = viewAs[int32](b, n)
+	case Int64:
+		data, err = viewAs[int64](b, n)
+	case Uint8:
+		data = b[:n:n]
+	case Uint16:
+		data, err = viewAs[uint16](b, n)
+	case Uint32:
+		data, err = viewAs[uint32](b, n)
+	case Uint64:
+		data, err = viewAs[uint64](b, n)
+	case Float32:
+		data, err = viewAs[float32](b, n)
+	case Float64:
+		data, err = viewAs[float64](b, n)
+	case Complex64:
+		data, err = viewAs[complex64](b, n)
+	case Complex128:
+		data, err = viewAs[complex128](b, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Array{dtype: d, shape: slices.Clone(shape), strides: CStrides(shape), data: data}, nil
+}
+
+// viewAs returns the first n elements of type T in b's memory.
+func viewAs[T Elem](b []byte, n int) ([]T, error) {
+	if n == 0 {
+		return []T{}, nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	var zero T
+	if uintptr(p)%unsafe.Alignof(zero) != 0 {
+		return nil, &ShapeError{Op: "ViewBytes", Reason: fmt.Sprintf("buffer at %#x is not aligned for %T", uintptr(p), zero)}
+	}
+	return unsafe.Slice((*T)(p), n), nil
 }
 
 // AppendBytes appends the elements of a to dst as little-endian raw bytes
