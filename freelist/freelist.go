@@ -8,10 +8,10 @@ import (
 )
 
 const (
-	minShift = 12            // the smallest class: 4 KiB
-	maxShift = 40            // no class beyond 2^40 bytes
-	steps    = 4             // classes per power of two
-	reach    = steps         // Get looks this many classes up: at most twice the size
+	minShift = 12    // the smallest class: 4 KiB
+	maxShift = 40    // no class beyond 2^40 bytes
+	steps    = 4     // classes per power of two
+	reach    = steps // Get looks this many classes up: at most twice the size
 	nClasses = (maxShift-minShift)*steps + 1
 	// MinSize is the smallest buffer a List keeps: smaller requests are
 	// plain allocations.
