@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/zarr"
 )
 
 // Blockwise fusion, evaluation side: elemP (a fused elementwise task)
@@ -78,8 +80,8 @@ type elemP struct {
 	D     nd.DType `json:"dtype"`
 }
 
-func (p elemP) run(_ context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(&p, args, opElemwise)
+func (p elemP) run(ctx context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(ctx, &p, args, opElemwise)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +90,9 @@ func (p elemP) run(_ context.Context, args []any) (any, error) {
 }
 
 // block evaluates the whole block of the given shape: into new memory,
-// or with pooled into a buffer from the pool that ev.release gives back
-// (for a consumer inside the same task). Constant blocks come out
-// zero-stride.
+// or with pooled into a buffer from the run's free list that ev.release
+// gives back (for a consumer inside the same task). Constant blocks come
+// out zero-stride.
 func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 	p := ev.p
 	if size(shape) == 0 {
@@ -114,14 +116,7 @@ func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 	var out *nd.Array
 	var err error
 	if pooled {
-		var buf *nd.Array
-		if buf, err = getBuf(p.D, size(shape)); err != nil {
-			return nil, err
-		}
-		ev.pooled = append(ev.pooled, buf)
-		if out, err = buf.Slice(nd.Slice1{Start: 0, Stop: size(shape), Step: 1}); err == nil {
-			out, err = out.Reshape(shape...)
-		}
+		out, err = ev.tb.get(p.D, shape...)
 	} else {
 		out, err = nd.Zeros(p.D, shape...)
 	}
@@ -218,26 +213,25 @@ type evaluator struct {
 	rands  []randBlock
 	files  []*nd.Array // per file node, its block (a zarr chunk in pooled memory)
 	vals   []*nd.Array
-	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (pooled)
+	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (from tb)
 	consts []*nd.Array // per kConst node, its 0-d value
-	pooled []*nd.Array // buffers to give back to the pool
+	tb     taskBufs    // the buffers taken from the run's free list
+	zs     zarr.Scratch
 }
 
-// release gives the evaluator's pooled buffers back; nothing the
-// evaluator returned may be used afterwards unless it was copied.
+// release gives the evaluator's buffers back to the free list; nothing
+// the evaluator returned may be used afterwards unless it was copied.
 func (ev *evaluator) release() {
-	for _, b := range ev.pooled {
-		putBuf(b)
-	}
-	ev.pooled = nil
+	ev.tb.release()
 	clear(ev.bufs)
 	clear(ev.files)
 }
 
 // newEvaluator decodes the arguments of a fused task (collector.blockArgs)
-// and reads its file nodes' blocks. opName names the task's op in errors;
-// a failed read is a *FusedInputError naming the read.
-func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error) {
+// and reads its file nodes' blocks; its buffers come from the free list
+// of ctx (package freelist). opName names the task's op in errors; a
+// failed read is a *FusedInputError naming the read.
+func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*evaluator, []int, error) {
 	shape, err := argInts(args, 0, opName)
 	if err != nil {
 		return nil, nil, err
@@ -257,7 +251,8 @@ func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error
 		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs, %d random blocks and %d file blocks", opName, len(args), nin, nrand, nfile)
 	}
 	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand), files: make([]*nd.Array, nfile),
-		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes))}
+		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes)),
+		tb: taskBufs{fl: freelist.FromContext(ctx)}}
 	if err := ev.decode(args, opName); err != nil {
 		ev.release()
 		return nil, nil, err
@@ -338,18 +333,29 @@ func (ev *evaluator) read(n enode, ints []int) (*nd.Array, error) {
 	return b, nil
 }
 
-// readChunk reads chunk idx of zarr node n into a pooled buffer.
+// readChunk reads chunk idx of zarr node n into a buffer from the free
+// list. A constant chunk (one element, or a missing chunk's fill) is
+// kept out of that buffer, since a constant block may be returned as the
+// task's value.
 func (ev *evaluator) readChunk(n enode, idx []int) (*nd.Array, error) {
 	z, err := n.h.open(n.F)
 	if err != nil {
 		return nil, err
 	}
-	buf, err := getBuf(z.DType(), z.StoredChunkSize())
+	buf, err := ev.tb.get(z.DType(), z.StoredChunkSize())
 	if err != nil {
 		return nil, err
 	}
-	ev.pooled = append(ev.pooled, buf)
-	return z.ReadChunkInto(idx, buf)
+	ev.zs.Buffers = ev.tb.fl
+	c, err := z.ReadChunkWith(idx, buf, &ev.zs)
+	if err != nil || !isConst(c) {
+		return c, err
+	}
+	one, err := first(c)
+	if err != nil {
+		return nil, err
+	}
+	return one.Copy().BroadcastTo(c.Shape()...)
 }
 
 // constant reports whether every input of the expression is constant
@@ -403,10 +409,9 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 	b := ev.bufs[i]
 	if b == nil || b.DType() != d || b.Size() < n {
 		var err error
-		if b, err = getBuf(d, max(n, tileElems)); err != nil {
+		if b, err = ev.tb.get(d, max(n, tileElems)); err != nil {
 			return nil, err
 		}
-		ev.pooled = append(ev.pooled, b)
 		ev.bufs[i] = b
 	}
 	v, err := b.Slice(nd.Slice1{Start: 0, Stop: n, Step: 1})
@@ -635,8 +640,8 @@ type reduceFusedP struct {
 	R reduceP `json:"r"`
 }
 
-func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(&p.E, args, opReduceFused)
+func (p reduceFusedP) run(ctx context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(ctx, &p.E, args, opReduceFused)
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func ComputeKeyInto(ctx context.Context, g *graph.Graph, key graph.Key, dst *nd.
 				return err
 			}
 			if args != nil {
-				return elemInto(&o.p, args, dst)
+				return elemInto(ctx, &o.p, args, dst)
 			}
 		}
 	}
@@ -190,8 +190,8 @@ func resolveArgs(ctx context.Context, g *graph.Graph, args []graph.Arg, s sched.
 }
 
 // elemInto evaluates a fused elementwise task straight into dst.
-func elemInto(p *elemP, args []any, dst *nd.Array) error {
-	ev, shape, err := newEvaluator(p, args, opElemwise)
+func elemInto(ctx context.Context, p *elemP, args []any, dst *nd.Array) error {
+	ev, shape, err := newEvaluator(ctx, p, args, opElemwise)
 	if err != nil {
 		return err
 	}

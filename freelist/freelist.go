@@ -81,7 +81,7 @@ func floorClass(n int) int {
 // done.
 func (l *List) Get(n int) []byte {
 	if l == nil || n < MinSize || n > 1<<maxShift {
-		return make([]byte, n)
+		return alloc((n + 7) &^ 7)[:n]
 	}
 	c := ceilClass(n)
 	l.mu.Lock()
@@ -109,7 +109,7 @@ func (l *List) Get(n int) []byte {
 	return alloc(size)[:n]
 }
 
-// alloc returns n new bytes (n a multiple of 8) aligned to 8 bytes, so
+// alloc returns n new bytes (n >= 0, a multiple of 8) aligned to 8 bytes, so
 // that they can be viewed as any numeric type: allocated as uint64s,
 // which also tells the collector that they hold no pointers.
 func alloc(n int) []byte {
