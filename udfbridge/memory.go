@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
@@ -38,6 +39,59 @@ func (m *MemoryDataset) Array() *nd.Array { return m.data }
 
 // Read returns frames [start, start+n) restricted to a sig region.
 func (m *MemoryDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	v, err := m.region(start, n, sigStart, sigShape)
+	if err != nil {
+		return nil, err
+	}
+	return v.Copy(), nil
+}
+
+// TaskReader returns the reader of one partition task: it copies each
+// tile into one buffer from the run's free list, reused from tile to tile
+// and given back when the task closes the reader, instead of new memory
+// per tile. A tile is a copy, not a view of the data, so that a UDF
+// writing into its tile cannot change the dataset; it is valid until the
+// next Read.
+func (m *MemoryDataset) TaskReader() TileReader { return &memReader{m: m} }
+
+var _ TaskReaderDataset = (*MemoryDataset)(nil)
+
+// memReader is MemoryDataset's per-task reader.
+type memReader struct {
+	m   *MemoryDataset
+	fl  *freelist.List // the run's, from the first Read's context
+	mem []byte
+}
+
+func (r *memReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	v, err := r.m.region(start, n, sigStart, sigShape)
+	if err != nil {
+		return nil, err
+	}
+	need := v.Nbytes()
+	if r.mem == nil || cap(r.mem) < need {
+		if r.fl == nil {
+			r.fl = freelist.FromContext(ctx)
+		}
+		r.fl.Put(r.mem)
+		r.mem = r.fl.Get(need)
+	}
+	t, err := nd.ViewBytes(v.DType(), r.mem[:need], v.Shape()...)
+	if err != nil {
+		return nil, err
+	}
+	return t, nd.Assign(t, v)
+}
+
+// Close gives the tile buffer back: the last tile is not valid afterwards.
+func (r *memReader) Close() error {
+	r.fl.Put(r.mem)
+	r.mem = nil
+	return nil
+}
+
+// region returns the view of frames [start, start+n) and the sig region.
+func (m *MemoryDataset) region(start, n int, sigStart, sigShape []int) (*nd.Array, error) {
 	N := shapeProd(m.nav)
 	if start < 0 || n < 0 || start+n > N {
 		return nil, fmt.Errorf("udfbridge: memory dataset: frames [%d, %d) out of range [0, %d)", start, start+n, N)
@@ -61,11 +115,7 @@ func (m *MemoryDataset) Read(ctx context.Context, start, n int, sigStart, sigSha
 	if err != nil {
 		return nil, err
 	}
-	v, err = rowsView(v, start, n)
-	if err != nil {
-		return nil, err
-	}
-	return v.Copy(), nil
+	return rowsView(v, start, n)
 }
 
 // Spec encodes the array with graph's value codec.

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
@@ -227,7 +228,8 @@ var _ TaskReaderDataset = (*RawDataset)(nil)
 type rawReader struct {
 	d   *RawDataset
 	f   *os.File
-	buf *nd.Array // flat, d.dt, reused for every tile
+	fl  *freelist.List // the run's, from the first Read's context
+	mem []byte         // the tile buffer, reused for every tile
 }
 
 func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
@@ -247,13 +249,23 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 	full := append([]int{dsProd(d.nav)}, d.sig...)
 	st := append([]int{start}, sigStart...)
 	sh := append([]int{n}, sigShape...)
-	if need := dsProd(sh); r.buf == nil || r.buf.Size() < need {
-		if r.buf, err = nd.Zeros(d.dt, need); err != nil {
-			return nil, fmt.Errorf("udfbridge: raw file %s: tile buffer: %w", d.path, err)
-		}
-	}
 	item := d.dt.Size()
-	tile, err := nd.FillBytesInto(r.buf, d.dt, sh, false, false, func(dst []byte) error {
+	need, err := nd.SizeOf(sh)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: raw file %s: tile buffer: %w", d.path, err)
+	}
+	if r.mem == nil || cap(r.mem) < need*item {
+		if r.fl == nil {
+			r.fl = freelist.FromContext(ctx)
+		}
+		r.fl.Put(r.mem)
+		r.mem = r.fl.Get(need * item)
+	}
+	buf, err := nd.ViewBytes(d.dt, r.mem[:need*item], need)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: raw file %s: tile buffer: %w", d.path, err)
+	}
+	tile, err := nd.FillBytesInto(buf, d.dt, sh, false, false, func(dst []byte) error {
 		return copyRegion(full, st, sh, item, dst, func(dst []byte, off int64) error {
 			_, err := r.f.ReadAt(dst, d.offset+off)
 			return err
@@ -268,8 +280,11 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 	return tile, nil
 }
 
-// Close closes the file (if a Read opened it).
+// Close gives the tile buffer back to the run's free list and closes the
+// file (if a Read opened it): the last tile is not valid afterwards.
 func (r *rawReader) Close() error {
+	r.fl.Put(r.mem)
+	r.mem = nil
 	if r.f == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/internal/cudaops"
 	"github.com/tessera-go/tessera/nd"
 )
@@ -159,7 +160,8 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	if c, ok := rd.(io.Closer); ok {
 		defer c.Close()
 	}
-	conv := tileConv{dt: ri.Input}
+	conv := tileConv{dt: ri.Input, fl: freelist.FromContext(ctx)}
+	defer conv.release()
 	for _, bl := range blocks {
 		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
 		var whole *nd.Array
