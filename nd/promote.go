@@ -274,6 +274,17 @@ func effectiveDTypes(xs ...*Array) []DType {
 	return out
 }
 
+// effectiveDTypes2 is effectiveDTypes of two operands, without its
+// allocation when both are 0-d or both are not (then value-based casting
+// does not apply and the dtypes are their own).
+func effectiveDTypes2(a, b *Array) (DType, DType) {
+	if (a.NDim() == 0) == (b.NDim() == 0) {
+		return a.dtype, b.dtype
+	}
+	ed := effectiveDTypes(a, b)
+	return ed[0], ed[1]
+}
+
 // ResultTypeOf returns np.result_type of arrays, with numpy 1.x's
 // value-based casting for 0-d arrays beside n-d ones. It returns Invalid
 // for no argument.
