@@ -388,6 +388,17 @@ func fillRaw(d DType, shape []int, fortran, bigEndian bool, data any, n int, fil
 	if err := fill(raw); err != nil {
 		return nil, err
 	}
+	fixRaw(d, raw, bigEndian)
+	strides := CStrides(shape)
+	if fortran {
+		strides = FStrides(shape)
+	}
+	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+}
+
+// fixRaw makes raw bytes written as FromBytes reads them values of dtype
+// d in place: bools to 0/1, bytes swapped from the other byte order.
+func fixRaw(d DType, raw []byte, bigEndian bool) {
 	if d == Bool {
 		for i, c := range raw {
 			if c > 1 {
@@ -397,9 +408,26 @@ func fillRaw(d DType, shape []int, fortran, bigEndian bool, data any, n int, fil
 	} else if bigEndian != hostBigEndian {
 		SwapBytes(raw, swapWidth(d))
 	}
-	strides := CStrides(shape)
-	if fortran {
-		strides = FStrides(shape)
+}
+
+// FillRaw is FillBytesInto writing the elements of dst itself, which must
+// be C-contiguous (from any offset): fill receives exactly dst's
+// Size·d.Size() bytes of memory, must write every one of them as
+// FromBytes would read them (C order, little-endian unless bigEndian),
+// and must not keep them. With no new header, a reader that fills a
+// reused tile view allocates nothing. An error from fill is returned as is.
+func FillRaw(dst *Array, bigEndian bool, fill func(dst []byte) error) error {
+	if err := checkArrays("FillRaw", dst); err != nil {
+		return err
 	}
-	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+	if !dst.IsCContiguous() {
+		return &ShapeError{Op: "FillRaw", Shapes: [][]int{dst.shape}, Reason: "dst must be C-contiguous"}
+	}
+	sz := dst.dtype.Size()
+	raw := rawBytes(dst.data)[dst.offset*sz : (dst.offset+dst.Size())*sz : (dst.offset+dst.Size())*sz]
+	if err := fill(raw); err != nil {
+		return err
+	}
+	fixRaw(dst.dtype, raw, bigEndian)
+	return nil
 }

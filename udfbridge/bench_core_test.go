@@ -44,8 +44,9 @@ func BenchmarkSumMergeAll(b *testing.B)    { benchmarkMerge(b, 64, 128, &SumMerg
 // in tiles of 8 frames of 64×64, on 1, 8 and 64 tiles (so 8 to 512
 // frames), from a dataset in memory (a tile copied out of it), from a
 // lazy chunkarray (the udf bench's random float32 frames, a block per
-// partition, computed into the reader's buffer) and from a zarr store of
-// uint16 (decoded chunk by chunk, converted to float32 tile by tile).
+// partition, computed into the reader's buffer), from a raw file of
+// uint16 and from a zarr store of uint16 (decoded chunk by chunk); uint16
+// tiles are converted to float32 tile by tile.
 // allocs/task is the count of a run of one tile (plan, the task, its
 // merge); allocs/tile what each further tile adds (testing.AllocsPerRun,
 // exact). An allocation-free tile loop shows allocs/tile 0.
@@ -75,6 +76,23 @@ func BenchmarkPartitionTask(b *testing.B) {
 		{"chunkarray", func(b *testing.B, frames int) Dataset {
 			a := chunkarray.Random(4).Uniform(0, 1, []int{frames, sig, sig}, []int{frames, sig, sig}).AsType(nd.Float32)
 			d, err := FromChunkArray(a, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return d
+		}},
+		{"raw-u16", func(b *testing.B, frames int) Dataset {
+			v := make([]uint16, frames*sig*sig)
+			for i := range v {
+				v[i] = uint16(i % 65521)
+			}
+			a, err := nd.FromSlice(v, frames, sig, sig)
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(b.TempDir(), "d.raw")
+			writeRaw(b, path, a, 0)
+			d, err := OpenRaw(path, nd.Uint16, []int{frames}, []int{sig, sig}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -58,54 +58,77 @@ var _ TaskReaderDataset = (*MemoryDataset)(nil)
 
 // memReader is MemoryDataset's per-task reader.
 type memReader struct {
-	m   *MemoryDataset
-	fl  *freelist.List // the run's, from the first Read's context
-	mem []byte
+	m      *MemoryDataset
+	buf    listBuf // the tile, from the run's free list
+	flat   *nd.Array
+	region nd.Array
+	sigAll []int // zeros: the sig origin of whole frames
 }
 
 func (r *memReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	v, err := r.m.region(start, n, sigStart, sigShape)
-	if err != nil {
-		return nil, err
-	}
-	need := v.Nbytes()
-	if r.mem == nil || cap(r.mem) < need {
-		if r.fl == nil {
-			r.fl = freelist.FromContext(ctx)
+	m := r.m
+	N := shapeProd(m.nav)
+	if r.flat == nil {
+		var err error
+		if r.flat, err = m.data.Reshape(append([]int{N}, m.sig...)...); err != nil {
+			return nil, err
 		}
-		r.fl.Put(r.mem)
-		r.mem = r.fl.Get(need)
+		r.sigAll = make([]int, len(m.sig))
+		r.buf.fl = freelist.FromContext(ctx)
 	}
-	t, err := nd.ViewBytes(v.DType(), r.mem[:need], v.Shape()...)
+	if sigStart == nil && sigShape == nil {
+		sigStart, sigShape = r.sigAll, m.sig
+	}
+	if err := m.checkRegion(start, n, sigStart, sigShape); err != nil {
+		return nil, err
+	}
+	var sl [16]nd.Slice1
+	s := append(sl[:0], nd.Slice1{Start: start, Stop: start + n, Step: 1})
+	for i := range sigStart {
+		s = append(s, nd.Slice1{Start: sigStart[i], Stop: sigStart[i] + sigShape[i], Step: 1})
+	}
+	if err := r.region.SetSlice(r.flat, s...); err != nil {
+		return nil, err
+	}
+	t, err := r.buf.get(m.data.DType(), r.region.Shape())
 	if err != nil {
 		return nil, err
 	}
-	return t, nd.Assign(t, v)
+	return t, nd.Assign(t, &r.region)
 }
 
 // Close gives the tile buffer back: the last tile is not valid afterwards.
 func (r *memReader) Close() error {
-	r.fl.Put(r.mem)
-	r.mem = nil
+	r.buf.release()
+	return nil
+}
+
+// checkRegion checks frames [start, start+n) and a sig region (both
+// given) against the dataset's shape.
+func (m *MemoryDataset) checkRegion(start, n int, sigStart, sigShape []int) error {
+	N := shapeProd(m.nav)
+	if start < 0 || n < 0 || start+n > N {
+		return fmt.Errorf("udfbridge: memory dataset: frames [%d, %d) out of range [0, %d)", start, start+n, N)
+	}
+	if len(sigStart) != len(m.sig) || len(sigShape) != len(m.sig) {
+		return fmt.Errorf("udfbridge: memory dataset: sig region %v+%v does not match sig shape %v", sigStart, sigShape, m.sig)
+	}
+	for i := range m.sig {
+		if sigStart[i] < 0 || sigShape[i] < 0 || sigStart[i]+sigShape[i] > m.sig[i] {
+			return fmt.Errorf("udfbridge: memory dataset: sig region %v+%v out of sig shape %v", sigStart, sigShape, m.sig)
+		}
+	}
 	return nil
 }
 
 // region returns the view of frames [start, start+n) and the sig region.
 func (m *MemoryDataset) region(start, n int, sigStart, sigShape []int) (*nd.Array, error) {
 	N := shapeProd(m.nav)
-	if start < 0 || n < 0 || start+n > N {
-		return nil, fmt.Errorf("udfbridge: memory dataset: frames [%d, %d) out of range [0, %d)", start, start+n, N)
-	}
 	if sigStart == nil && sigShape == nil {
 		sigStart, sigShape = make([]int, len(m.sig)), m.sig
 	}
-	if len(sigStart) != len(m.sig) || len(sigShape) != len(m.sig) {
-		return nil, fmt.Errorf("udfbridge: memory dataset: sig region %v+%v does not match sig shape %v", sigStart, sigShape, m.sig)
-	}
-	for i := range m.sig {
-		if sigStart[i] < 0 || sigShape[i] < 0 || sigStart[i]+sigShape[i] > m.sig[i] {
-			return nil, fmt.Errorf("udfbridge: memory dataset: sig region %v+%v out of sig shape %v", sigStart, sigShape, m.sig)
-		}
+	if err := m.checkRegion(start, n, sigStart, sigShape); err != nil {
+		return nil, err
 	}
 	flat, err := m.data.Reshape(append([]int{N}, m.sig...)...)
 	if err != nil {

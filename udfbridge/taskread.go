@@ -211,23 +211,16 @@ func (c *bufCache) release() {
 }
 
 // tileConv converts a task's tiles to the run's input dtype into one
-// buffer from the run's free list, reused from tile to tile (a larger one
-// taken when a tile does not fit) and given back by release at the task's
-// end: the converted tile is valid until the next convert, as a tile from
-// a TaskReader is until its next Read.
+// buffer from the run's free list, reused from tile to tile and given
+// back by release at the task's end: the converted tile is valid until
+// the next convert, as a tile from a TaskReader is until its next Read.
 type tileConv struct {
 	dt  nd.DType
-	fl  *freelist.List
-	mem []byte
+	buf listBuf
 }
 
 func (c *tileConv) convert(tile *nd.Array) (*nd.Array, error) {
-	need := tile.Size() * c.dt.Size()
-	if c.mem == nil || cap(c.mem) < need {
-		c.fl.Put(c.mem)
-		c.mem = c.fl.Get(need)
-	}
-	v, err := nd.ViewBytes(c.dt, c.mem[:need], tile.Shape()...)
+	v, err := c.buf.get(c.dt, tile.Shape())
 	if err != nil {
 		return nil, err
 	}
@@ -238,27 +231,47 @@ func (c *tileConv) convert(tile *nd.Array) (*nd.Array, error) {
 }
 
 // release gives the buffer back to the list.
-func (c *tileConv) release() {
-	c.fl.Put(c.mem)
-	c.mem = nil
+func (c *tileConv) release() { c.buf.release() }
+
+// listBuf is a buffer a task takes from its run's free list (fl; nil:
+// plain allocation) and reuses from tile to tile: get returns a view of
+// it of a dtype and shape in a header of its own, taking a larger buffer
+// only when a tile does not fit, so that a tile costs no allocation.
+type listBuf struct {
+	fl   *freelist.List
+	mem  []byte
+	flat *nd.Array // mem as one axis of flat's dtype
+	view nd.Array
 }
 
-// reuse returns a C-contiguous array of dtype dt and the given shape over
-// the memory of *buf (offset 0), growing *buf (flat) when it is too small
-// or of another dtype. The contents are left as they were.
-func reuse(buf **nd.Array, dt nd.DType, shape []int) (*nd.Array, error) {
-	need := dsProd(shape)
-	var err error
-	if *buf == nil || (*buf).DType() != dt || (*buf).Size() < need {
-		if *buf, err = nd.Zeros(dt, max(need, 1)); err != nil {
+// get returns a C-contiguous array of dtype dt and the given shape over
+// the buffer (its contents garbage), valid until the next get or release.
+func (b *listBuf) get(dt nd.DType, shape []int) (*nd.Array, error) {
+	n, err := nd.SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if b.mem == nil || cap(b.mem) < n*dt.Size() {
+		b.fl.Put(b.mem)
+		b.mem, b.flat = b.fl.Get(n*dt.Size()), nil
+	}
+	if b.flat == nil || b.flat.DType() != dt {
+		if b.flat, err = nd.ViewBytes(dt, b.mem[:cap(b.mem)], cap(b.mem)/dt.Size()); err != nil {
 			return nil, err
 		}
 	}
-	flat := *buf
-	if flat.Size() != need {
-		if flat, err = flat.Slice(nd.Slice1{Start: 0, Stop: need, Step: 1}); err != nil {
-			return nil, err
-		}
+	if err := b.view.SetSlice(b.flat, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
+		return nil, err
 	}
-	return flat.Reshape(shape...)
+	if err := b.view.SetReshape(&b.view, shape...); err != nil {
+		return nil, err
+	}
+	return &b.view, nil
+}
+
+// release gives the buffer back: nothing get returned may be used
+// afterwards.
+func (b *listBuf) release() {
+	b.fl.Put(b.mem)
+	b.mem, b.flat = nil, nil
 }
