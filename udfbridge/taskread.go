@@ -117,6 +117,11 @@ type bufCache struct {
 	dt     nd.DType
 	bounds [][]int // per axis, the block bounds
 	into   func(ctx context.Context, ix []int, dst *nd.Array) error
+	// read, when set instead of into, reads block ix into the memory of
+	// buf (stored elements, one axis) and returns it: a view of buf, or
+	// other memory (a zarr chunk's fill value).
+	read   func(ctx context.Context, ix []int, buf *nd.Array) (*nd.Array, error)
+	stored int
 	fl     *freelist.List // the run's, from the first fetch's context
 	idx    [][]int
 	vals   []*nd.Array
@@ -162,11 +167,20 @@ func (c *bufCache) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) 
 			}
 			shape[ax] = c.bounds[ax][b+1] - c.bounds[ax][b]
 		}
-		buf := c.take(dsProd(shape) * c.dt.Size())
-		outBufs[i] = buf
-		v, err := nd.ViewBytes(c.dt, buf, shape...)
-		if err == nil {
-			err = c.into(ctx, idx[i], v)
+		var v *nd.Array
+		var err error
+		if c.read != nil {
+			buf := c.take(c.stored * c.dt.Size())
+			outBufs[i] = buf
+			if v, err = nd.ViewBytes(c.dt, buf, c.stored); err == nil {
+				v, err = c.read(ctx, idx[i], v)
+			}
+		} else {
+			buf := c.take(dsProd(shape) * c.dt.Size())
+			outBufs[i] = buf
+			if v, err = nd.ViewBytes(c.dt, buf, shape...); err == nil {
+				err = c.into(ctx, idx[i], v)
+			}
 		}
 		if err != nil {
 			return fail(err)
