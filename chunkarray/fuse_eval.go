@@ -132,9 +132,9 @@ func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 // tiles evaluates the expression into out (the block's shape and dtype)
 // tile by tile.
 func (ev *evaluator) tiles(out *nd.Array) error {
+	dst := &ev.outHdr
 	return forTiles(out.Shape(), func(sl []nd.Slice1) error {
-		dst, err := out.Slice(sl...)
-		if err != nil {
+		if err := dst.SetSlice(out, sl...); err != nil {
 			return err
 		}
 		r, err := ev.eval(sl, dst)
@@ -217,6 +217,19 @@ type evaluator struct {
 	consts []*nd.Array // per kConst node, its 0-d value
 	tb     taskBufs    // the buffers taken from the run's free list
 	zs     zarr.Scratch
+
+	// Reused from tile to tile, so that a tile costs no allocation: per
+	// node the header of its value's view, constant-shaped values (Full
+	// nodes) by shape, the tile's shape, the output tile's header, and
+	// a reduction's per-tile partial and its view of the accumulator.
+	hdrs    []nd.Array
+	shapes  [][]int // per node, its broadcast shape
+	fulls   []*nd.Array
+	tshape  []int
+	outHdr  nd.Array
+	part    *nd.Array // flat, the partial's memory
+	partHdr nd.Array
+	accHdr  nd.Array
 }
 
 // release gives the evaluator's buffers back to the free list; nothing
@@ -252,6 +265,7 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 	}
 	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand), files: make([]*nd.Array, nfile),
 		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes)),
+		hdrs: make([]nd.Array, len(p.Nodes)), fulls: make([]*nd.Array, len(p.Nodes)), shapes: make([][]int, len(p.Nodes)),
 		tb: taskBufs{fl: freelist.FromContext(ctx)}}
 	if err := ev.decode(args, opName); err != nil {
 		ev.release()
@@ -414,11 +428,14 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 		}
 		ev.bufs[i] = b
 	}
-	v, err := b.Slice(nd.Slice1{Start: 0, Stop: n, Step: 1})
-	if err != nil {
+	v := &ev.hdrs[i]
+	if err := v.SetSlice(b, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
 		return nil, err
 	}
-	return v.Reshape(shape...)
+	if err := v.SetReshape(v, shape...); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // eval evaluates the expression on region sl of the output block and
@@ -427,10 +444,11 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 // whose operands are all constant is computed on one element and
 // broadcast: constant inputs stay zero-stride through the expression.
 func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
-	tshape := make([]int, len(sl))
-	for i, s := range sl {
-		tshape[i] = s.Stop - s.Start
+	ev.tshape = ev.tshape[:0]
+	for _, s := range sl {
+		ev.tshape = append(ev.tshape, s.Stop-s.Start)
 	}
+	tshape := ev.tshape
 	last := len(ev.p.Nodes) - 1
 	for i, n := range ev.p.Nodes {
 		var out *nd.Array
@@ -457,13 +475,20 @@ func (ev *evaluator) node(i int, n enode, sl []nd.Slice1, tshape []int, out *nd.
 	case kConst:
 		return ev.consts[i], nil
 	case kIn:
-		return leafView(ev.ins[n.A], sl, ev.shape)
+		return leafViewInto(&ev.hdrs[i], ev.ins[n.A], sl, ev.shape)
 	case kZarr, kNPY:
-		return leafView(ev.files[n.A], sl, ev.shape)
+		return leafViewInto(&ev.hdrs[i], ev.files[n.A], sl, ev.shape)
 	case kRand:
 		return ev.random(i, n, sl)
 	case kFull:
-		return nd.Full(n.S.D, n.S.value(), tshape...)
+		// A zero-stride constant: made again only when the tile's shape
+		// changes (the last tiles of a block).
+		if f := ev.fulls[i]; f != nil && slices.Equal(f.Shape(), tshape) {
+			return f, nil
+		}
+		f, err := nd.Full(n.S.D, n.S.value(), tshape...)
+		ev.fulls[i] = f
+		return f, err
 	case kBin:
 		return ev.binary(i, n, out)
 	case kUn:
@@ -496,9 +521,14 @@ func (ev *evaluator) binary(i int, n enode, out *nd.Array) (*nd.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh, err := nd.BroadcastShapes(op.String(), a.Shape(), b.Shape())
-	if err != nil {
-		return nil, err
+	sh := a.Shape()
+	if !slices.Equal(sh, b.Shape()) {
+		var ok bool
+		if ev.shapes[i], ok = broadcast2(ev.shapes[i], a.Shape(), b.Shape()); !ok {
+			_, err := nd.BroadcastShapes(op.String(), a.Shape(), b.Shape())
+			return nil, err
+		}
+		sh = ev.shapes[i]
 	}
 	if isConst(a) && isConst(b) {
 		return constBinary(op, d, a, b, sh)
@@ -607,8 +637,11 @@ func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
 	if m > nout {
 		return nil, fmt.Errorf("%s: random block of %d axes in a block of %d", opElemwise, m, nout)
 	}
-	rs := make([]int, m)
-	st := make([]int, m)
+	var rbuf, sbuf [16]int
+	rs, st := rbuf[:0], sbuf[:0]
+	for range m {
+		rs, st = append(rs, 0), append(st, 0)
+	}
 	for j := range rs {
 		ax := j + nout - m
 		if rb.shape[j] == 1 && ev.shape[ax] != 1 {
@@ -713,7 +746,7 @@ func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape [
 		if err != nil {
 			return err
 		}
-		part, err := nd.Reduce(rp.Op, r, rp.Axes, true)
+		part, err := ev.partial(rp, r)
 		if err != nil {
 			return err
 		}
@@ -735,8 +768,8 @@ func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape [
 				}
 			}
 		}
-		view, err := acc.Slice(asl...)
-		if err != nil {
+		view := &ev.accHdr
+		if err := view.SetSlice(acc, asl...); err != nil {
 			return err
 		}
 		if firstTouch {
@@ -748,6 +781,39 @@ func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape [
 		return nil, err
 	}
 	return acc, nil
+}
+
+// partial reduces a tile r with rp's op over rp's axes, keeping dims, into
+// the evaluator's partial buffer (nd.ReduceInto: Reduce's values, bit for
+// bit, without a new array per tile), valid until the next call.
+func (ev *evaluator) partial(rp reduceP, r *nd.Array) (*nd.Array, error) {
+	var kbuf [16]int
+	keep := append(kbuf[:0], r.Shape()...)
+	for _, ax := range rp.Axes {
+		if ax < 0 || ax >= len(keep) {
+			return nd.Reduce(rp.Op, r, rp.Axes, true) // its error
+		}
+		keep[ax] = 1
+	}
+	d := nd.ReduceResultType(rp.Op, r.DType())
+	n := size(keep)
+	if ev.part == nil || ev.part.DType() != d || ev.part.Size() < n {
+		var err error
+		if ev.part, err = ev.tb.get(d, max(n, 1)); err != nil {
+			return nil, err
+		}
+	}
+	v := &ev.partHdr
+	if err := v.SetSlice(ev.part, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
+		return nil, err
+	}
+	if err := v.SetReshape(v, keep...); err != nil {
+		return nil, err
+	}
+	if err := nd.ReduceInto(rp.Op, v, r, rp.Axes); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 const opReduceFused = "chunkarray.reduce-fused"

@@ -99,3 +99,58 @@ func TestManyAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarOperandRuns checks the runs of a contiguous operand with a
+// repeated one (x op scalar, scalar op x, a broadcast column) against
+// the same operation on materialised operands, including dst aliasing
+// the contiguous operand (in place), and that they allocate nothing.
+func TestScalarOperandRuns(t *testing.T) {
+	x := formulaF32(t, 6, 50)
+	two := Scalar(float32(2.5))
+	col := formulaF32(t, 6, 1)
+	for _, tc := range []struct {
+		name string
+		a, b *Array
+	}{{"x-scalar", x, two}, {"scalar-x", two, x}, {"x-col", x, col}, {"col-x", col, x}} {
+		for _, op := range []BinaryOp{Sub, Div, Pow, Maximum} {
+			t.Run(tc.name+"/"+op.String(), func(t *testing.T) {
+				want, err := Binary(op, broadcastCopy(t, tc.a, x.Shape()), broadcastCopy(t, tc.b, x.Shape()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := Zeros(want.DType(), x.Shape()...)
+				if err := BinaryInto(op, got, tc.a, tc.b); err != nil {
+					t.Fatal(err)
+				}
+				if !bytesEqualC(got, want) {
+					t.Fatal("differs from the materialised operands'")
+				}
+				if n := testing.AllocsPerRun(10, func() { _ = BinaryInto(op, got, tc.a, tc.b) }); n != 0 {
+					t.Fatalf("%v allocations per call", n)
+				}
+				// In place: dst is the contiguous operand.
+				in := x.Copy()
+				a, b := tc.a, tc.b
+				if a == x {
+					a = in
+				} else {
+					b = in
+				}
+				if err := BinaryInto(op, in, a, b); err != nil {
+					t.Fatal(err)
+				}
+				if !bytesEqualC(in, want) {
+					t.Fatal("in place: differs from the materialised operands'")
+				}
+			})
+		}
+	}
+}
+
+func broadcastCopy(t *testing.T, a *Array, shape []int) *Array {
+	v, err := a.BroadcastTo(shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Copy()
+}

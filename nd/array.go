@@ -356,7 +356,7 @@ func (dst *Array) SetReshape(a *Array, shape ...int) error {
 		case d == -1 && infer < 0:
 			infer = i
 		case d < 0:
-			return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, shape}, Reason: "invalid dimension"}
+			return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: "invalid dimension"}
 		default:
 			known *= d
 		}
@@ -365,14 +365,14 @@ func (dst *Array) SetReshape(a *Array, shape ...int) error {
 	inferred := 0
 	if infer >= 0 {
 		if known == 0 || size%known != 0 {
-			return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, shape}, Reason: fmt.Sprintf("cannot reshape array of size %d", size)}
+			return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: fmt.Sprintf("cannot reshape array of size %d", size)}
 		}
 		inferred = size / known
 	} else if known != size {
-		return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, shape}, Reason: fmt.Sprintf("cannot reshape array of size %d", size)}
+		return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: fmt.Sprintf("cannot reshape array of size %d", size)}
 	}
 	if !a.IsCContiguous() {
-		return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, shape}, Reason: "a view needs a C-contiguous array"}
+		return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: "a view needs a C-contiguous array"}
 	}
 	dst.dtype, dst.data, dst.offset = a.dtype, a.data, a.offset
 	dst.shape = append(dst.shape[:0], shape...)
@@ -642,7 +642,11 @@ func ForEachOffset(shape, strides []int, offset int, fn func(off, n, step int)) 
 		fn(offset, inner, step)
 		return
 	}
-	idx := make([]int, nd-1)
+	var idxBuf [walkDims]int
+	idx := idxBuf[:0]
+	for range nd - 1 {
+		idx = append(idx, 0)
+	}
 	off := offset
 	for {
 		fn(off, inner, step)

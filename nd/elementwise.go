@@ -254,8 +254,8 @@ func BinaryResultTypeOf(op BinaryOp, a, b *Array) (DType, error) {
 	if a == nil || b == nil {
 		return Invalid, fmt.Errorf("nd: %s: nil array", op)
 	}
-	ed := effectiveDTypes(a, b)
-	_, ot, err := binaryTypes(op, ed[0], ed[1])
+	da, db := effectiveDTypes2(a, b)
+	_, ot, err := binaryTypes(op, da, db)
 	return ot, err
 }
 

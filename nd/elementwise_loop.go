@@ -1,5 +1,7 @@
 package nd
 
+import "unsafe"
+
 // The elementwise engine. Operands arrive as views of one shape (broadcast
 // axes have stride 0). walkRuns merges axes that are contiguous in every
 // operand, so a C-contiguous operation is one run and a (1000,1)+(1,1000)
@@ -160,14 +162,36 @@ func runBinary[T, O any](k func(d []O, a, b []T), dst, a, b *Array) {
 		return
 	}
 	// The gather buffers are made at the first strided run (three
-	// allocations): on the stack they would escape through k anyway.
+	// allocations): on the stack they would escape through k anyway. A
+	// run of a contiguous operand with a repeated one (x op scalar, a
+	// broadcast row) needs none when dst is of the operands' type and
+	// apart from the contiguous operand: the repeated value is written
+	// into dst's run, which the kernel then reads as that operand (a
+	// kernel may write an operand it reads, as BinaryInto(dst, dst, b)).
 	var abuf, bbuf []T
 	var dbuf []O
+	dT, sameType := any(dd).([]T)
+	apart := func(x []T) bool {
+		return sameType && (len(x) == 0 || len(dT) == 0 || unsafe.SliceData(x) != unsafe.SliceData(dT))
+	}
+	aApart, bApart := apart(ad), apart(bd)
 	walkRuns(dst.shape, [][]int{dst.strides, a.strides, b.strides}, []int{dst.offset, a.offset, b.offset}, func(offs [maxOps]int, n int, steps [maxOps]int) {
 		od, oa, ob := offs[0], offs[1], offs[2]
 		sd, sa, sb := steps[0], steps[1], steps[2]
 		if sd == 1 && sa == 1 && sb == 1 {
 			k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n], bd[ob:ob+n:ob+n])
+			return
+		}
+		if sd == 1 && sa == 1 && sb == 0 && aApart {
+			d := dT[od : od+n : od+n]
+			fillSlice(d, bd[ob])
+			k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n], d)
+			return
+		}
+		if sd == 1 && sa == 0 && sb == 1 && bApart {
+			d := dT[od : od+n : od+n]
+			fillSlice(d, ad[oa])
+			k(dd[od:od+n:od+n], d, bd[ob:ob+n:ob+n])
 			return
 		}
 		if abuf == nil {

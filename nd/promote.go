@@ -164,34 +164,36 @@ func category(d DType) int {
 // give Float32 (there is no float16; beside the float arrays it is promoted
 // with, the two give the same result).
 func minScalarType(s *Array) (DType, bool) {
-	v, _ := s.At()
-	switch x := v.(type) {
-	case bool:
+	// The element read from the backing slice by type (At boxed it in an
+	// interface: an allocation per elementwise call with a scalar).
+	o := s.offset
+	switch x := s.data.(type) {
+	case []bool:
 		return Bool, false
-	case int8:
-		return minInt(int64(x))
-	case int16:
-		return minInt(int64(x))
-	case int32:
-		return minInt(int64(x))
-	case int64:
-		return minInt(x)
-	case uint8:
-		return minUint(uint64(x))
-	case uint16:
-		return minUint(uint64(x))
-	case uint32:
-		return minUint(uint64(x))
-	case uint64:
-		return minUint(x)
-	case float32:
-		return minFloat(float64(x)), false
-	case float64:
-		return minFloat(x), false
-	case complex64:
-		return minComplex(complex128(x)), false
-	case complex128:
-		return minComplex(x), false
+	case []int8:
+		return minInt(int64(x[o]))
+	case []int16:
+		return minInt(int64(x[o]))
+	case []int32:
+		return minInt(int64(x[o]))
+	case []int64:
+		return minInt(x[o])
+	case []uint8:
+		return minUint(uint64(x[o]))
+	case []uint16:
+		return minUint(uint64(x[o]))
+	case []uint32:
+		return minUint(uint64(x[o]))
+	case []uint64:
+		return minUint(x[o])
+	case []float32:
+		return minFloat(float64(x[o])), false
+	case []float64:
+		return minFloat(x[o]), false
+	case []complex64:
+		return minComplex(complex128(x[o])), false
+	case []complex128:
+		return minComplex(x[o]), false
 	}
 	return s.dtype, false
 }
@@ -242,7 +244,11 @@ func minComplex(v complex128) DType {
 // count as the smallest dtype holding their value when their kind category
 // is no higher than the n-d operands' (see the package note).
 func effectiveDTypes(xs ...*Array) []DType {
-	out := make([]DType, len(xs))
+	return effectiveDTypesInto(make([]DType, len(xs)), xs...)
+}
+
+// effectiveDTypesInto is effectiveDTypes writing into out (len(xs) long).
+func effectiveDTypesInto(out []DType, xs ...*Array) []DType {
 	maxArr, maxScal := -1, -1
 	var arrType DType
 	for i, x := range xs {
@@ -281,7 +287,8 @@ func effectiveDTypes2(a, b *Array) (DType, DType) {
 	if (a.NDim() == 0) == (b.NDim() == 0) {
 		return a.dtype, b.dtype
 	}
-	ed := effectiveDTypes(a, b)
+	var buf [2]DType
+	ed := effectiveDTypesInto(buf[:], a, b)
 	return ed[0], ed[1]
 }
 
