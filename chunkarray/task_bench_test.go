@@ -60,7 +60,7 @@ var chunkTaskCases = []chunkTaskCase{
 }
 
 // benchGraph builds a's graph (fused as Compute fuses it) and its keys.
-func benchGraph(b *testing.B, a *Array) (*graph.Graph, []graph.Key) {
+func benchGraph(b testing.TB, a *Array) (*graph.Graph, []graph.Key) {
 	g, keys, err := BuildGraph([]*Array{a})
 	if err != nil {
 		b.Fatal(err)
