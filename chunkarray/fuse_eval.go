@@ -211,7 +211,7 @@ type evaluator struct {
 	shape  []int // the output block's
 	ins    []*nd.Array
 	rands  []randBlock
-	files  []*nd.Array // per file node, its block (a zarr chunk in pooled memory)
+	files  []*nd.Array // per file node, its block (a zarr chunk in free-list memory)
 	vals   []*nd.Array
 	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (from tb)
 	consts []*nd.Array // per kConst node, its 0-d value
@@ -681,7 +681,7 @@ func (p reduceFusedP) run(ctx context.Context, args []any) (any, error) {
 	defer ev.release()
 	switch p.R.Kind {
 	case pkMoments:
-		// Mean, Var and Std: the block is evaluated into a pooled buffer
+		// Mean, Var and Std: the block is evaluated into a free-list buffer
 		// (no block of its own, no task) and its moments taken there.
 		b, err := ev.block(shape, true)
 		if err != nil {

@@ -19,8 +19,8 @@ import (
 // ComputeBlockInto computes block idx of a into dst, which must have the
 // block's shape and a's dtype (any strides; C-contiguous is fastest). A
 // block that a fused elementwise expression or a random generator makes
-// is evaluated straight into dst, tile by tile through pooled tile
-// buffers: no block-sized memory is allocated. Any other block is
+// is evaluated straight into dst, tile by tile through tile buffers from
+// the run's free list: no block-sized memory is allocated. Any other block is
 // computed as Compute computes it (its culled graph, on sched.Sync unless
 // WithScheduler) and copied into dst. a's graph is built on each call:
 // a caller computing many blocks builds it once (Graph) and calls

@@ -32,11 +32,11 @@ import (
 // frameSize bytes; the first frame of a value carries its key and total
 // size, so that the receiver allocates the whole buffer once.
 //
-// A value is encoded once, into a pooled buffer, and its frames are views
-// of that buffer that gRPC writes to the socket as they are: the data
-// plane's codec (frameCodec) marshals a frame as a few header bytes
-// followed by the view, and the buffer returns to the pool when the last
-// frame has been written. On the receiving side the codec reads each
+// A value is encoded once, into a buffer from the worker's free list
+// (package freelist), and its frames are views of that buffer that gRPC
+// writes to the socket as they are: the data plane's codec (frameCodec)
+// marshals a frame as a few header bytes followed by the view, and the
+// buffer goes back to the list when the last frame has been written. On the receiving side the codec reads each
 // frame's bytes straight from gRPC's read buffers into the value's
 // assembly buffer, allocated once at its full size. A spilled value is
 // not decoded to be sent: its file already holds the encoded bytes.
@@ -182,7 +182,7 @@ func (p framePool) Put(bp *[]byte) {
 	*bp = nil
 }
 
-// outFrame is a Frame to send whose data is a view of a pooled buffer;
+// outFrame is a Frame to send whose data is a view of a free-list buffer;
 // frameCodec marshals it without copying the data. Its data belongs to
 // gRPC once sent.
 type outFrame struct {
