@@ -19,8 +19,9 @@ const (
 )
 
 // List is a bounded free list of byte buffers; see the package doc. Its
-// methods are safe for concurrent use. Make one with New or NewAuto; a
-// nil *List allocates on Get and drops on Put.
+// methods are safe for concurrent use. Make one with New or NewAuto (the
+// zero List has a bound of 0: it keeps nothing); a nil *List allocates on
+// Get and drops on Put.
 type List struct {
 	mu      sync.Mutex
 	limit   int64 // fixed bound in bytes; 0 with slots > 0: auto
