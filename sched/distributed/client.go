@@ -39,6 +39,8 @@ var _ sched.Scheduler = (*Client)(nil)
 // or a fake in tests.
 type fetcher interface {
 	fetch(ctx context.Context, addr string, job uint64, keys []string) ([]any, error)
+	// dropPeer abandons the fetches from a worker the scheduler lost.
+	dropPeer(addr string)
 	close()
 }
 
@@ -485,6 +487,11 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 			}
 			if ev.Error != nil {
 				return j.jobError(ev.Error)
+			}
+			// Fetches from workers the scheduler lost fail now, and
+			// their outputs are asked for again (LostOutput).
+			for _, a := range ev.LostPeers {
+				c.data.dropPeer(a)
 			}
 			// Group the ready outputs by the address they are fetched
 			// from, so that one call fetches all of them.

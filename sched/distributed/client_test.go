@@ -173,6 +173,7 @@ func (d fakeData) fetch(ctx context.Context, addr string, job uint64, keys []str
 }
 
 func (fakeData) close() {}
+func (fakeData) dropPeer(string) {}
 
 func startFake(t *testing.T) (*Client, *fakeScheduler) {
 	t.Helper()

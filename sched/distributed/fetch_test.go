@@ -391,3 +391,42 @@ func TestMaxResultBytes(t *testing.T) {
 		t.Errorf("defaultMaxResult() = %d", d)
 	}
 }
+
+// dropPeer (the scheduler lost the worker at an address) fails a fetch
+// in flight from it at once, with neither the idle bound nor the
+// keepalive having run out, and a later fetch from the same address (a
+// worker back at it) dials again and succeeds.
+func TestFetchDropPeer(t *testing.T) {
+	src := &stuckSource{mapSource: mapSource{vals: map[string]any{"a": 1, "b": 2}}, stuck: "b", release: make(chan struct{})}
+	defer close(src.release)
+	addr := startDataServer(t, Security{}, src)
+	d := newDataClient(Security{})
+	d.idle = time.Hour
+	defer d.close()
+
+	done := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		done <- d.fetchEach(context.Background(), addr, srcJob, []string{"a", "b"}, func(i int, v any, ok bool) {
+			if i == 0 {
+				close(started)
+			}
+		})
+	}()
+	<-started // the call is under way: "a" arrived, "b" never will
+	d.dropPeer(addr)
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("fetch from a dropped peer did not return")
+	}
+	var stalled *StalledPeerError
+	if err == nil || errors.As(err, &stalled) || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("fetch from a dropped peer: %v, want an error naming %s that is not a stall", err, addr)
+	}
+	vals, err := d.fetch(context.Background(), addr, srcJob, []string{"a"})
+	if err != nil || len(vals) != 1 || vals[0] != 1 {
+		t.Fatalf("fetch after dropPeer: %v, %v; want [1]", vals, err)
+	}
+}

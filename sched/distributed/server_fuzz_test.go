@@ -39,6 +39,8 @@ type simServer struct {
 	// announced[j][o]: the client was sent an OutputReady for output o
 	// since it last entered memory.
 	announced map[*srvJob]map[int32]bool
+	// lostPeers[j]: the LostPeers the job's client was sent.
+	lostPeers map[*srvJob][]string
 }
 
 // simSession is a fake worker's session: what the scheduler sent it.
@@ -46,6 +48,7 @@ type simSession struct {
 	w      *srvWorker
 	specs  []*pb.TaskSpec // Compute received, not yet reported
 	steals []simSteal     // Steal requests received, not yet answered
+	lost   []string       // LostPeers received
 }
 
 // simSteal is a Steal request a fake worker has not answered yet. A real
@@ -205,6 +208,7 @@ func (ss *simServer) drain() error {
 			}
 		}
 		sess.specs = append(sess.specs, m.Compute...)
+		sess.lost = append(sess.lost, m.LostPeers...)
 		for _, r := range m.Steal {
 			sess.steals = append(sess.steals, simSteal{ref: r})
 		}
@@ -218,6 +222,12 @@ func (ss *simServer) drain() error {
 		j.out = nil
 		if ev == nil {
 			continue
+		}
+		if len(ev.LostPeers) > 0 {
+			if ss.lostPeers == nil {
+				ss.lostPeers = map[*srvJob][]string{}
+			}
+			ss.lostPeers[j] = append(ss.lostPeers[j], ev.LostPeers...)
 		}
 		for _, o := range ev.Outputs {
 			if o.Index < 0 || int(o.Index) >= len(j.isOut) || !j.isOut[o.Index] {

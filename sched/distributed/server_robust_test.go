@@ -103,6 +103,25 @@ func (l *logBuffer) String() string {
 
 func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
 
+// debugLogger logs everything, debug lines included.
+func (l *logBuffer) debugLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// Len is the length of what was logged so far, a mark for Since.
+func (l *logBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+// Since returns what was logged after mark.
+func (l *logBuffer) Since(mark int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()[mark:]
+}
+
 // Jobs that would never end end at once or after a bounded number of runs:
 // a job asking for no outputs is a BAD_GRAPH error, a task that always fails
 // under Retries of MaxInt32 runs MaxRetries+1 times, and the scheduler's

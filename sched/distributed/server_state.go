@@ -260,6 +260,16 @@ func (s *Server) lose(w *srvWorker, why string) {
 		s.log.Warn("worker lost", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "reason", why, "processing", len(w.proc))
 	}
 
+	// Peers and clients fetching from it stop waiting for it.
+	for _, x := range s.live {
+		x.wout().LostPeers = append(x.wout().LostPeers, w.reg.DataAddress)
+	}
+	for _, j := range s.sortedJobs() {
+		if !j.over && !j.final {
+			j.jout().LostPeers = append(j.jout().LostPeers, w.reg.DataAddress)
+		}
+	}
+
 	procs := w.proc
 	w.proc = nil
 	w.stealOut = 0

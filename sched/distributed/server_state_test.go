@@ -48,6 +48,11 @@ func TestServerStateScripted(t *testing.T) {
 	if got := liveIDs(ss); !slices.Equal(got, []int32{b.w.id, a2.w.id}) {
 		t.Fatalf("live workers %v, want [%d %d]", got, b.w.id, a2.w.id)
 	}
+	// b and the job's client were told to abandon fetches from the old
+	// session's address.
+	if !slices.Contains(b.lost, "10.0.0.1:1") || !slices.Contains(ss.lostPeers[j], "10.0.0.1:1") {
+		t.Fatalf("after a's blip: b was told of lost peers %v, the client of %v; want 10.0.0.1:1 in both", b.lost, ss.lostPeers[j])
+	}
 
 	// a2 forges a result for a task assigned to b (the recomputed roots
 	// went to b, the only live worker while the old session was dropped;

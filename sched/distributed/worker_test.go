@@ -756,3 +756,52 @@ func TestWorkerSpillEndToEnd(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A task the scheduler sends again as soon as the worker has reported it
+// (a retry after a failure; also a MissingDep whose dependency came back,
+// or a lost value recomputed here) runs again: the new copy used to be
+// taken for the old one, which the runner had not yet forgotten, and
+// dropped, so that the job waited for ever on a task the scheduler
+// believed was running. The hook holds the runner in that window until
+// the worker has handled the second copy (sent with a marker task).
+func TestWorkerRerunsTaskSentAgainAtOnce(t *testing.T) {
+	f := startStubSched(t, Security{})
+	w, c := startTestWorker(t, f, WorkerOptions{Name: "w1", Threads: 2})
+	fail := taskSpec(t, "fail", graph.Task(schedtest.Fail), nil)
+	marker := taskSpec(t, "marker", graph.Task(schedtest.Inc, graph.Lit(1)), nil)
+	var once sync.Once
+	testHookTaskRan = func(key string) {
+		if key != "fail" {
+			return
+		}
+		once.Do(func() {
+			c.compute(fail, marker)
+			deadline := time.Now().Add(hangGuard)
+			for {
+				w.mu.Lock()
+				_, handled := w.tasks[taskID{marker.Job, "marker"}]
+				ran := w.store.has(marker.Job, "marker")
+				w.mu.Unlock()
+				if handled || ran || time.Now().After(deadline) {
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	defer func() { testHookTaskRan = nil }()
+	c.compute(fail)
+	r := c.results(3)
+	if r.failed["fail"] == nil || r.done["marker"] == nil {
+		t.Fatalf("results %v, want fail (twice) and marker", r.order)
+	}
+	n := 0
+	for _, k := range r.order {
+		if k == "fail" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("the task sent again ran %d times in all, want 2 (results %v)", n, r.order)
+	}
+}
