@@ -172,7 +172,7 @@ func (d fakeData) fetch(ctx context.Context, addr string, job uint64, keys []str
 	return out, nil
 }
 
-func (fakeData) close() {}
+func (fakeData) close()          {}
 func (fakeData) dropPeer(string) {}
 
 func startFake(t *testing.T) (*Client, *fakeScheduler) {
