@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Writes chunkarray's numpy-parity goldens with numpy (Debian's 1.24).
+
+Run from anywhere:  /usr/bin/python3 chunkarray/testdata/gen_parity.py
+
+The cases of issue 13 ("Defects to fix"), in the format of
+gen_conformance.py: every case is a name, the names of its inputs and a
+numpy expression; inputs are saved once each as parity/in_<input>.npy, each
+result as parity/<case>.npy, and parity/cases.json lists the cases in order
+with their inputs, or "error" where numpy raises (the Go side must fail
+too). parity_test.go evaluates the same expression with the chunkarray API,
+over the conformance chunkings or over chunkings of its own (zero-length
+chunks), on Sync and Threaded(2), fused and unfused, and compares with
+compareGolden: dtype and shape exactly, integers and bools exactly, float64
+and complex128 within 1e-12 and float32 and complex64 within 1e-5 of the
+element plus the largest finite magnitude of the result, NaN equal to NaN,
+infinities exact.
+"""
+import json
+import os
+import shutil
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# CONFORMANCE_OUT redirects the output (parity_test.go regenerates into a
+# temporary folder to check that the committed files are current).
+OUT = os.environ.get("CONFORMANCE_OUT") or os.path.join(HERE, "parity")
+
+warnings.simplefilter("ignore")  # NaN, overflow and division warnings are expected
+
+inf, nan = np.inf, np.nan
+inputs = {}
+
+
+def inp(name, a):
+    inputs[name] = np.array(a, order="C")  # ascontiguousarray would make 0-d 1-d
+
+
+N3 = 7 * 9 * 5
+t = np.arange(N3, dtype=np.float64)
+# float64, 7x9x5: mixed signs, no ties (gen_conformance.py's f64a)
+inp("f64a", (3 * np.sin(t * 0.37) + 0.25 * np.cos(t * 1.3)).reshape(7, 9, 5))
+
+cases = []
+
+
+def case(name, ins, fn):
+    cases.append((name, ins, fn))
+
+
+# ------------------------------------------------ 1. advanced indexing
+# An integer beside an integer (or boolean) array is an advanced index too;
+# separated advanced indices put their broadcast axes first, adjacent ones
+# keep them in place.
+M9 = [True, False, True, False, False, False, False, False, False]
+case("adv_at_slice_ints", ["f64a"], lambda x: x[0, :, [1, 2]])  # (2, 9)
+case("adv_bools_ellipsis_at", ["f64a"], lambda x: x[:, M9, ..., 1])  # (2, 7)
+case("adv_ints_empty_ellipsis_at", ["f64a"], lambda x: x[:, [0, 1], ..., 1])  # (2, 7): ... for no axis
+case("adv_at_newaxis_ints", ["f64a"], lambda x: x[0, None, [1, 2]])  # (2, 1, 5)
+case("adv_ints_newaxis_at", ["f64a"], lambda x: x[:, [0, 1], None, 1])  # (2, 7, 1)
+case("adv_at_step_ints", ["f64a"], lambda x: x[-1, 2:7:2, [4, -5, 0]])  # (3, 3)
+case("adv_ints_slice_at", ["f64a"], lambda x: x[[6, 0, 3, 3], :, 4])  # (4, 9)
+case("adv_at_rev_bools", ["f64a"], lambda x: x[3, ::-2, [True, False, True, True, False]])
+case("adv_at_slice_empty_ints", ["f64a"], lambda x: x[0, :, []])  # (0, 9)
+# adjacent: in place
+case("adv_adjacent_at_ints", ["f64a"], lambda x: x[:, 0, [1, 2]])  # (7, 2)
+case("adv_adjacent_ints_at", ["f64a"], lambda x: x[[1, 2], 0])  # (2, 5)
+case("adv_adjacent_at_ints_at", ["f64a"], lambda x: x[1, [4, 0, 4], 2])  # (3,)
+case("adv_adjacent_slice_at_bools", ["f64a"], lambda x: x[2:5, 8, [False, True, True, False, True]])
+
+# ---------------------------------------------------------------- write
+names = [c[0] for c in cases]
+dups = {n for n in names if names.count(n) > 1}
+assert not dups, dups
+
+shutil.rmtree(OUT, ignore_errors=True)
+os.makedirs(OUT)
+used = set()
+manifest = []
+for name, ins, fn in cases:
+    entry = {"name": name, "inputs": ins}
+    try:
+        r = np.asarray(fn(*[inputs[i].copy() for i in ins]))
+    except Exception as e:  # numpy refuses: the Go side must fail too
+        entry["error"] = f"{type(e).__name__}: {e}"
+    else:
+        if r.dtype == np.float16 or r.dtype == np.complex256 or r.dtype.kind not in "biufc":
+            raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
+        entry["dtype"] = r.dtype.name
+        entry["shape"] = list(r.shape)
+        np.save(os.path.join(OUT, name + ".npy"), np.array(r, order="C"))
+    used.update(ins)
+    manifest.append(entry)
+for i in sorted(used):
+    np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
+unused = set(inputs) - used
+assert not unused, unused
+with open(os.path.join(OUT, "cases.json"), "w") as f:
+    json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
+    f.write("\n")
+total = sum(os.path.getsize(os.path.join(OUT, p)) for p in os.listdir(OUT))
+print(f"{len(manifest)} cases, {len(used)} inputs, {total} bytes in {OUT}")
