@@ -47,6 +47,49 @@ var parityExprs = map[string]parityCase{
 	"adv_adjacent_slice_at_bools": pc(func(in []*Array) *Array {
 		return in[0].Index(Range(2, 5), At(8), Bools(false, true, true, false, true))
 	}),
+
+	// 2. zero-length chunks (the min, max and arg cases are added by init)
+	"zc_sum_all": zc(red(nd.Sum, nil, ReduceOpts{SplitEvery: 3})),
+	"zc_prod_1":  zc(red(nd.Prod, []int{1}, ReduceOpts{})),
+	"zc_mean_0":  zc(red(nd.Mean, []int{0}, ReduceOpts{})),
+	"zc_var_all": zc(red(nd.Var, nil, ReduceOpts{})),
+	"zc_any_1":   zc(func(in []*Array) *Array { return in[0].Greater(9).Any(1) }),
+	"zc_max_empty": {expr: red(nd.Max, nil, ReduceOpts{}), layouts: []confLayout{
+		{name: "zero-empty", specs: []any{[][]int{{0, 0}, {1, 0, 3}}}, every: true}}},
+	"zc_argmin_empty": {expr: func(in []*Array) *Array { return in[0].ArgMin(0, false) }, layouts: []confLayout{
+		{name: "zero-empty", specs: []any{[][]int{{0, 0, 0}, {4}}}, every: true}}},
+}
+
+// zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the
+// start, in the middle and at the end of each axis, and one where a whole
+// row of blocks is empty.
+var zeroChunks7x9 = []confLayout{
+	{name: "zero-a", specs: []any{[][]int{{0, 3, 0, 4, 0}, {2, 0, 7}}}, every: true},
+	{name: "zero-b", specs: []any{[][]int{{7, 0}, {0, 9}}}, every: true},
+	{name: "zero-c", specs: []any{[][]int{{1, 0, 0, 1, 0, 5}, {0, 1, 1, 0, 3, 0, 4}}}, every: true},
+	{name: "zero-d", specs: []any{[][]int{{0, 7}, {4, 0, 0, 0, 5}}}, every: true},
+}
+
+// zc is a case over the zero-chunk layouts of its 7×9 input.
+func zc(expr confExpr) parityCase { return parityCase{expr: expr, layouts: zeroChunks7x9} }
+
+func init() {
+	for _, op := range []nd.ReduceOp{nd.Min, nd.Max} {
+		n := op.String()
+		parityExprs["zc_"+n+"_all"] = zc(red(op, nil, ReduceOpts{}))
+		parityExprs["zc_"+n+"_0"] = zc(red(op, []int{0}, ReduceOpts{SplitEvery: 2}))
+		parityExprs["zc_"+n+"_1_k"] = zc(red(op, []int{1}, ReduceOpts{Keepdims: true}))
+		parityExprs["zc_"+n+"_i64_0"] = zc(red(op, []int{0}, ReduceOpts{}))
+		parityExprs["zc_"+n+"_fused"] = zc(func(in []*Array) *Array {
+			return in[0].Sin().Mul(2).Reduce(op, []int{0}, ReduceOpts{})
+		})
+	}
+	for _, op := range []nd.ArgOp{nd.ArgMin, nd.ArgMax} {
+		n := op.String()
+		parityExprs["zc_"+n+"_0"] = zc(func(in []*Array) *Array { return in[0].argReduce(op, 0, false) })
+		parityExprs["zc_"+n+"_1"] = zc(func(in []*Array) *Array { return in[0].argReduce(op, 1, false) })
+		parityExprs["zc_"+n+"_flat"] = zc(func(in []*Array) *Array { return in[0].argReduce(op, 0, true) })
+	}
 }
 
 var m9 = []bool{true, false, true, false, false, false, false, false, false}

@@ -217,15 +217,60 @@ type reduceLayer struct {
 	op     *op[reduceP]
 	groups [][][2]int
 	origin bool // pass the block origin (arg chunk stage)
+	// keep, for the chunk stage, lists per input axis the input blocks
+	// it reads (nil: all): a reduced axis's empty chunks are skipped.
+	keep [][]int
+}
+
+// src returns the input block that chunk-stage block idx reads (idx
+// itself when no block is skipped; a nil l reads idx).
+func (l *reduceLayer) src(idx []int) []int {
+	if l == nil || l.keep == nil {
+		return idx
+	}
+	out := make([]int, len(idx))
+	for ax, j := range idx {
+		out[ax] = j
+		if k := l.keep[ax]; k != nil {
+			out[ax] = k[j]
+		}
+	}
+	return out
+}
+
+// skipEmpty returns, per axis of a, the blocks a reduction over the axes
+// red reads: along a reduced axis that is not empty as a whole, the
+// blocks of its non-empty chunks (nil: every block). An empty block
+// contributes nothing to a reduction, and Min, Max and the arg
+// reductions have no partial to give for one; only a reduction over an
+// empty axis is numpy's error. It returns nil when no block is skipped.
+func skipEmpty(a *Array, red []bool) [][]int {
+	var keep [][]int
+	for ax, c := range a.chunks {
+		if !red[ax] || a.shape[ax] == 0 || !slices.Contains(c, 0) {
+			continue
+		}
+		if keep == nil {
+			keep = make([][]int, len(a.chunks))
+		}
+		keep[ax] = []int{}
+		for j, n := range c {
+			if n > 0 {
+				keep[ax] = append(keep[ax], j)
+			}
+		}
+	}
+	return keep
 }
 
 func (l *reduceLayer) inputs() []*Array { return []*Array{l.in} }
 
 func (l *reduceLayer) block(a *Array, idx []int) graph.Node {
 	if l.op.p.Stage == stChunk {
-		args := []graph.Arg{graph.Ref(l.in.Key(idx...))}
+		src := l.src(idx)
+		args := []graph.Arg{graph.Ref(l.in.Key(src...))}
 		if l.origin {
-			args = append(args, graph.Lit(l.in.blockStart(idx)))
+			args = append(args, graph.Lit(l.in.blockStart(src)))
 		}
 		n := graph.Task(l.op, args...)
 		if l.op.p.Device == DeviceCUDA {
@@ -309,13 +354,18 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	if o.Device == DeviceCUDA {
 		tok = append(tok, o.Device)
 	}
-	// chunk stage: same grid, reduced axes one element per block
+	// chunk stage: same grid less the skipped empty blocks, reduced axes
+	// one element per block
+	keep := skipEmpty(a, red)
 	ch := make([][]int, a.NDim())
 	sh := make([]int, a.NDim())
 	for i := range ch {
 		if red[i] {
-			ch[i] = ones(len(a.chunks[i]))
-			sh[i] = len(a.chunks[i])
+			nb := len(a.chunks[i])
+			if keep != nil && keep[i] != nil {
+				nb = len(keep[i])
+			}
+			ch[i], sh[i] = ones(nb), nb
 		} else {
 			ch[i], sh[i] = a.chunks[i], a.shape[i]
 		}
@@ -325,7 +375,7 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	if o.Device == DeviceCUDA {
 		cp.Device = DeviceCUDA
 	}
-	cur := newArray(name+"-chunk", sh, ch, a.dtype, &reduceLayer{in: a, op: newOp(opReduce, cp), origin: p.Kind == pkArg}, tok...)
+	cur := newArray(name+"-chunk", sh, ch, a.dtype, &reduceLayer{in: a, op: newOp(opReduce, cp), origin: p.Kind == pkArg, keep: keep}, tok...)
 	for level := 0; ; level++ {
 		done := true
 		for _, x := range ax {

@@ -70,6 +70,33 @@ case("adv_adjacent_ints_at", ["f64a"], lambda x: x[[1, 2], 0])  # (2, 5)
 case("adv_adjacent_at_ints_at", ["f64a"], lambda x: x[1, [4, 0, 4], 2])  # (3,)
 case("adv_adjacent_slice_at_bools", ["f64a"], lambda x: x[2:5, 8, [False, True, True, False, True]])
 
+# ------------------------------------------------ 2. zero-length chunks
+# The Go side chunks the inputs with empty chunks among the others
+# (NormalizeChunks accepts them): reductions skip the empty blocks.
+t2 = np.arange(63)
+inp("f64m", 2 * np.cos(t2 * 0.21).reshape(7, 9) + 0.5)
+inp("i64m", ((t2 * 37) % 23 - 11).reshape(7, 9).astype(np.int64))  # ties
+inp("e0x4", np.zeros((0, 4)))
+for op in ["min", "max"]:
+    f = getattr(np, op)
+    case(f"zc_{op}_all", ["f64m"], lambda x, f=f: f(x))
+    case(f"zc_{op}_0", ["f64m"], lambda x, f=f: f(x, axis=0))
+    case(f"zc_{op}_1_k", ["f64m"], lambda x, f=f: f(x, axis=1, keepdims=True))
+    case(f"zc_{op}_i64_0", ["i64m"], lambda x, f=f: f(x, axis=0))
+    case(f"zc_{op}_fused", ["f64m"], lambda x, f=f: f(np.sin(x) * 2, axis=0))
+for op in ["argmin", "argmax"]:
+    f = getattr(np, op)
+    case(f"zc_{op}_0", ["f64m"], lambda x, f=f: f(x, axis=0))
+    case(f"zc_{op}_1", ["i64m"], lambda x, f=f: f(x, axis=1))
+    case(f"zc_{op}_flat", ["i64m"], lambda x, f=f: f(x))
+case("zc_sum_all", ["f64m"], lambda x: np.sum(x))
+case("zc_prod_1", ["f64m"], lambda x: np.prod(x, axis=1))
+case("zc_mean_0", ["f64m"], lambda x: np.mean(x, axis=0))
+case("zc_var_all", ["f64m"], lambda x: np.var(x))
+case("zc_any_1", ["i64m"], lambda x: np.any(x > 9, axis=1))
+case("zc_max_empty", ["e0x4"], lambda x: np.max(x))  # ValueError: the whole reduction is empty
+case("zc_argmin_empty", ["e0x4"], lambda x: np.argmin(x, axis=0))  # ValueError
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
