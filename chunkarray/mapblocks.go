@@ -163,6 +163,7 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 			k := strings.IndexRune(outInd, r)
 			if a.X.shape[j] == 1 && shape[k] != 1 {
 				m = append(m, -1)
+				want[j] = []int{1} // its one block, not an empty one beside it
 				continue
 			}
 			m = append(m, k)

@@ -11,6 +11,7 @@ package chunkarray
 // NaN equal to NaN; infinities exact).
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -58,6 +59,17 @@ var parityExprs = map[string]parityCase{
 		{name: "zero-empty", specs: []any{[][]int{{0, 0}, {1, 0, 3}}}, every: true}}},
 	"zc_argmin_empty": {expr: func(in []*Array) *Array { return in[0].ArgMin(0, false) }, layouts: []confLayout{
 		{name: "zero-empty", specs: []any{[][]int{{0, 0, 0}, {4}}}, every: true}}},
+	"zcb_row":           {expr: bin(nd.Mul), layouts: pairs("bcast", x79, row19)},
+	"zcb_col":           {expr: bin(nd.Add), layouts: pairs("bcast", col71, x79)},
+	"zcb_one":           {expr: bin(nd.Sub), layouts: pairs("bcast", x79, one11)},
+	"zcb_where":         {expr: func(in []*Array) *Array { return Where(in[0].Greater(1), in[1], in[2]) }, layouts: pairs("bcast", col71, x79, row19)},
+	"zcb_both":          {expr: bin(nd.Sub), layouts: pairs("zero", x79, []any{[][]int{{3, 0, 4}, {0, 0, 9}}, [][]int{{0, 0, 7}, {5, 4, 0}}})},
+	"zcb_row_sum":       {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Sum(0) }, layouts: pairs("bcast", x79, row19)},
+	"zcb_mapblocks_add": {expr: func(in []*Array) *Array { return MapBlocks("conformance.add", BlockOpts{}, in[0], in[1]) }, layouts: pairs("bcast", x79, row19)},
+	"zcb_matmul_batch": {expr: func(in []*Array) *Array { return Matmul(in[0], in[1]) }, layouts: pairs("bcast",
+		[]any{2, [][]int{{0, 3}, {2, 0, 2}, {5}}},
+		[]any{[][]int{{1, 0}, {5}, {2}}, [][]int{{0, 1}, {2, 0, 3}, {0, 2}}})},
+	"zcb_col_max": {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the
@@ -90,6 +102,42 @@ func init() {
 		parityExprs["zc_"+n+"_1"] = zc(func(in []*Array) *Array { return in[0].argReduce(op, 1, false) })
 		parityExprs["zc_"+n+"_flat"] = zc(func(in []*Array) *Array { return in[0].argReduce(op, 0, true) })
 	}
+}
+
+// layouts names one layout per list of input chunk specs, each run on
+// every run.
+func layouts(prefix string, specs ...[]any) []confLayout {
+	out := make([]confLayout, len(specs))
+	for i, s := range specs {
+		out[i] = confLayout{name: fmt.Sprintf("%s-%d", prefix, i), specs: s, every: true}
+	}
+	return out
+}
+
+// Chunkings of a 7×9 operand (some with empty chunks), and of (1, 9),
+// (7, 1) and (1, 1) operands whose size-1 axes have an empty chunk
+// before or after their element.
+var (
+	x79   = []any{2, [][]int{{0, 3, 0, 4, 0}, {2, 0, 7}}, [][]int{{7, 0}, {0, 9}}}
+	row19 = []any{[][]int{{1, 0}, {9}}, [][]int{{0, 1}, {4, 0, 5}}, [][]int{{1, 0, 0}, {0, 9, 0}}}
+	col71 = []any{[][]int{{7}, {1, 0}}, [][]int{{3, 0, 4}, {0, 1}}, [][]int{{0, 7}, {0, 1, 0}}}
+	one11 = []any{[][]int{{1, 0}, {0, 1}}, [][]int{{0, 1}, {1, 0}}}
+)
+
+// pairs returns the layouts of two or three inputs taking the i-th spec
+// of each list (cycling through the shorter ones).
+func pairs(prefix string, lists ...[]any) []confLayout {
+	n := 0
+	for _, l := range lists {
+		n = max(n, len(l))
+	}
+	specs := make([][]any, n)
+	for i := range specs {
+		for _, l := range lists {
+			specs[i] = append(specs[i], l[i%len(l)])
+		}
+	}
+	return layouts(prefix, specs...)
 }
 
 var m9 = []bool{true, false, true, false, false, false, false, false, false}

@@ -10,13 +10,20 @@ import (
 )
 
 // rechunkTo returns a with the chunks of out (an ndim-axis chunking that
-// a's axes align to on the right) on every axis where a is not broadcast.
+// a's axes align to on the right) on every axis where a is not broadcast,
+// and one chunk on every axis where it is: a broadcast axis chunked
+// (1, 0) or (0, 1) would send every output block to an input block index
+// the axis may not have, or to its empty block.
 func rechunkTo(a *Array, out [][]int, ndim int) *Array {
 	want := slices.Clone(a.chunks)
 	changed := false
 	for j := range want {
 		ax := j + ndim - a.NDim()
 		if a.shape[j] == 1 && sum(out[ax]) != 1 {
+			if len(want[j]) > 1 {
+				want[j] = []int{1}
+				changed = true
+			}
 			continue
 		}
 		if !slices.Equal(want[j], out[ax]) {

@@ -96,6 +96,23 @@ case("zc_var_all", ["f64m"], lambda x: np.var(x))
 case("zc_any_1", ["i64m"], lambda x: np.any(x > 9, axis=1))
 case("zc_max_empty", ["e0x4"], lambda x: np.max(x))  # ValueError: the whole reduction is empty
 case("zc_argmin_empty", ["e0x4"], lambda x: np.argmin(x, axis=0))  # ValueError
+# Broadcasting against operands whose size-1 axes are chunked (1, 0) or
+# (0, 1), and elementwise operations on operands with empty chunks.
+inp("f64row", np.linspace(-1, 2, 9).reshape(1, 9))
+inp("f64col", np.linspace(0.5, 3, 7).reshape(7, 1))
+inp("f64one", np.array([[2.5]]))
+inp("f64m2", np.linspace(-4, 4, 63).reshape(7, 9))
+case("zcb_row", ["f64m", "f64row"], lambda x, r: x * r)
+case("zcb_col", ["f64col", "f64m"], lambda c, x: c + x)
+case("zcb_one", ["f64m", "f64one"], lambda x, o: x - o)
+case("zcb_where", ["f64col", "f64m", "f64row"], lambda c, x, r: np.where(c > 1, x, r))
+case("zcb_both", ["f64m", "f64m2"], lambda x, y: x - y)
+case("zcb_row_sum", ["f64m", "f64row"], lambda x, r: np.sum(x * r, axis=0))
+case("zcb_col_max", ["f64col", "f64m"], lambda c, x: np.max(c * x, axis=1))
+case("zcb_mapblocks_add", ["f64m", "f64row"], lambda x, r: x + r)  # Go: MapBlocks
+inp("f64bat", np.sin(np.arange(60) * 0.3).reshape(3, 4, 5))
+inp("f64bat1", np.cos(np.arange(10) * 0.7).reshape(1, 5, 2))
+case("zcb_matmul_batch", ["f64bat", "f64bat1"], lambda a, b: np.matmul(a, b))
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
