@@ -69,7 +69,17 @@ var parityExprs = map[string]parityCase{
 	"zcb_matmul_batch": {expr: func(in []*Array) *Array { return Matmul(in[0], in[1]) }, layouts: pairs("bcast",
 		[]any{2, [][]int{{0, 3}, {2, 0, 2}, {5}}},
 		[]any{[][]int{{1, 0}, {5}, {2}}, [][]int{{0, 1}, {2, 0, 3}, {0, 2}}})},
-	"zcb_col_max": {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"names_squeeze_pair": {expr: func(in []*Array) *Array { return in[0].Squeeze(0).Add(in[0].Squeeze(1).Mul(2)) },
+		layouts: layouts("zero", []any{[][]int{{1, 0}, {1}, {3}}}, []any{[][]int{{0, 1}, {1, 0}, {2, 1}}})},
+	"names_expand_pair": {expr: func(in []*Array) *Array { return in[0].ExpandDims(0).Sub(in[0].ExpandDims(1).Mul(3)) },
+		layouts: layouts("zero", []any{[][]int{{1, 0}, {3}}}, []any{[][]int{{0, 1}, {1, 0, 2}}})},
+	"zc_reshape_flat":    zc(func(in []*Array) *Array { return in[0].Reshape(-1) }),
+	"zc_reshape_split":   zc(func(in []*Array) *Array { return in[0].Reshape(7, 3, 3) }),
+	"zc_reshape_regroup": zc(func(in []*Array) *Array { return in[0].Reshape(9, 7) }),
+	"zc_transpose_sum":   zc(func(in []*Array) *Array { return in[0].T().Mul(2).Sum(1) }),
+	"zc_slice_take":      zc(func(in []*Array) *Array { return in[0].Index(Range(1, 6), Ints(8, 0, 2)) }),
+	"zc_concat":          zc(func(in []*Array) *Array { return Concatenate([]*Array{in[0], in[0].Index(Step(-1))}, 1) }),
+	"zcb_col_max":        {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

@@ -323,6 +323,17 @@ func (a *Array) Squeeze(axes ...int) *Array {
 			drop[x] = true
 		}
 	}
+	// A dropped axis chunked (1, 0) or (0, 1) goes to one chunk first:
+	// output block k is input block k reshaped.
+	one := slices.Clone(a.chunks)
+	for i, c := range one {
+		if drop[i] && len(c) > 1 {
+			one[i] = []int{1}
+		}
+	}
+	if a = a.Rechunk(one); a.err != nil {
+		return a
+	}
 	shape, chunks := []int{}, [][]int{}
 	for i, s := range a.shape {
 		if !drop[i] {
@@ -333,7 +344,12 @@ func (a *Array) Squeeze(axes ...int) *Array {
 	if len(shape) == a.NDim() {
 		return a
 	}
-	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape)
+	// Named from every parameter: the input, the axes dropped and the
+	// chunks. Two squeezes of one input to one shape must not share a
+	// name, or one graph would bind their keys to two different tasks:
+	// of a (1, 1) array chunked ((1, 0), (1)), Squeeze(0) is chunked
+	// ((1)) and Squeeze(1) ((1, 0)).
+	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, drop, chunksToken(chunks))
 }
 
 // ExpandDims inserts an axis of length 1 at position axis of the result
@@ -352,7 +368,8 @@ func (a *Array) ExpandDims(axis int) *Array {
 	}
 	shape := slices.Insert(slices.Clone(a.shape), axis, 1)
 	chunks := slices.Insert(slices.Clone(a.chunks), axis, []int{1})
-	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape)
+	// Named from the axis and the chunks too (see Squeeze).
+	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, axis, chunksToken(chunks))
 }
 
 // Concatenate joins arrays along an existing axis, as numpy.concatenate:

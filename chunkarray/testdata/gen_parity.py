@@ -113,6 +113,18 @@ case("zcb_mapblocks_add", ["f64m", "f64row"], lambda x, r: x + r)  # Go: MapBloc
 inp("f64bat", np.sin(np.arange(60) * 0.3).reshape(3, 4, 5))
 inp("f64bat1", np.cos(np.arange(10) * 0.7).reshape(1, 5, 2))
 case("zcb_matmul_batch", ["f64bat", "f64bat1"], lambda a, b: np.matmul(a, b))
+# Two squeezes (expand_dims) of one input to one shape in one expression:
+# with a size-1 axis chunked (1, 0) their chunks differ, so must their names.
+inp("f64_113", np.array([[[1.5, -2, 4]]]))
+inp("f64_13", np.array([[0.5, 3, -1]]))
+case("names_squeeze_pair", ["f64_113"], lambda x: np.squeeze(x, 0) + 2 * np.squeeze(x, 1))
+case("names_expand_pair", ["f64_13"], lambda v: np.expand_dims(v, 0) - 3 * np.expand_dims(v, 1))
+case("zc_reshape_flat", ["f64m"], lambda x: x.reshape(-1))
+case("zc_reshape_split", ["f64m"], lambda x: x.reshape(7, 3, 3))
+case("zc_reshape_regroup", ["f64m"], lambda x: x.reshape(9, 7))
+case("zc_transpose_sum", ["f64m"], lambda x: (x.T * 2).sum(axis=1))
+case("zc_slice_take", ["f64m"], lambda x: x[1:6, [8, 0, 2]])
+case("zc_concat", ["f64m"], lambda x: np.concatenate([x, x[::-1]], axis=1))
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
