@@ -79,7 +79,16 @@ var parityExprs = map[string]parityCase{
 	"zc_transpose_sum":   zc(func(in []*Array) *Array { return in[0].T().Mul(2).Sum(1) }),
 	"zc_slice_take":      zc(func(in []*Array) *Array { return in[0].Index(Range(1, 6), Ints(8, 0, 2)) }),
 	"zc_concat":          zc(func(in []*Array) *Array { return Concatenate([]*Array{in[0], in[0].Index(Step(-1))}, 1) }),
-	"zcb_col_max":        {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	// 3. values
+	"val_dot_0_inf":        pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_dot_0_nan":        pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_dot_2_inf":        pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_matmul_0_inf":     pc(func(in []*Array) *Array { return Matmul(in[0], in[1]) }),
+	"val_matmul_inf_first": pc(func(in []*Array) *Array { return Matmul(in[0].T(), in[1].T()) }),
+	"val_tensordot_0_inf":  pc(func(in []*Array) *Array { return Tensordot(in[0], in[1], []int{1}, []int{0}) }),
+	"val_dot_c128_0_inf":   pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_matmul_f32_0_inf": pc(func(in []*Array) *Array { return Matmul(in[0], in[1]) }),
+	"zcb_col_max":          {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

@@ -126,6 +126,34 @@ case("zc_transpose_sum", ["f64m"], lambda x: (x.T * 2).sum(axis=1))
 case("zc_slice_take", ["f64m"], lambda x: x[1:6, [8, 0, 2]])
 case("zc_concat", ["f64m"], lambda x: np.concatenate([x, x[::-1]], axis=1))
 
+# ------------------------------------------------------------- 3. values
+# Products: 0 * inf and 0 * nan are NaN and propagate (BLAS computes them;
+# gonum's gemm skipped the products of zeros).
+inp("v01", np.array([0.0, 1.0]))
+inp("vinf", np.array([inf, 1.0]))
+inp("vnan", np.array([nan, 1.0]))
+inp("v21", np.array([2.0, 1.0]))
+A0 = np.linspace(-1, 1, 12).reshape(3, 4)
+A0[1, 2] = 0.0
+A0[:, 0] = 0.0
+B = np.cos(np.arange(8.0)).reshape(4, 2)
+B[0, 0] = inf
+B[2, 1] = nan
+inp("m34zero", A0)
+inp("m42inf", B)
+inp("c34zero", (A0 + 0.5j * A0[::-1]).astype(np.complex128))
+inp("c42inf", (B - 1j * B[::-1]).astype(np.complex128))
+inp("f32m34zero", A0.astype(np.float32))
+inp("f32m42inf", B.astype(np.float32))
+case("val_dot_0_inf", ["v01", "vinf"], lambda a, b: np.dot(a, b))  # nan
+case("val_dot_0_nan", ["v01", "vnan"], lambda a, b: np.dot(a, b))  # nan
+case("val_dot_2_inf", ["v21", "vinf"], lambda a, b: np.dot(a, b))  # inf
+case("val_matmul_0_inf", ["m34zero", "m42inf"], lambda a, b: np.matmul(a, b))
+case("val_matmul_inf_first", ["m42inf", "m34zero"], lambda a, b: np.matmul(a.T, b.T))
+case("val_tensordot_0_inf", ["m34zero", "m42inf"], lambda a, b: np.tensordot(a, b, axes=([1], [0])))
+case("val_dot_c128_0_inf", ["c34zero", "c42inf"], lambda a, b: np.dot(a, b))
+case("val_matmul_f32_0_inf", ["f32m34zero", "f32m42inf"], lambda a, b: np.matmul(a, b))
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
