@@ -154,6 +154,39 @@ case("val_tensordot_0_inf", ["m34zero", "m42inf"], lambda a, b: np.tensordot(a, 
 case("val_dot_c128_0_inf", ["c34zero", "c42inf"], lambda a, b: np.dot(a, b))
 case("val_matmul_f32_0_inf", ["f32m34zero", "f32m42inf"], lambda a, b: np.matmul(a, b))
 
+# Means across chunks with infinities: numpy's sum/n is inf (or nan for
+# inf and -inf); the chunks' means merged as ma + (mb - ma)·nb/n gave
+# inf - inf. Variances of data holding an infinity are nan.
+inp("vinf7", np.array([inf, 1, 2, 3, 4, 5, 6.0]))
+inp("vinfneg7", np.array([inf, 1, 2, -inf, 4, 5, 6.0]))
+inp("vinfinf7", np.array([1, inf, 2, 3, inf, 5, 6.0]))
+Minf = 2 * np.cos(t2 * 0.21).reshape(7, 9) + 0.5
+Minf[0, 0] = inf
+Minf[3, 4] = -inf
+Minf[5, :] = inf
+Minf[6, 2] = nan
+inp("minf", Minf)
+inp("f32inf7", np.array([inf, 1, 2, 3, 4, 5, 6], dtype=np.float32))
+cinf = np.linspace(-1, 2, 7) + 1j * np.linspace(3, 0, 7)
+cinf[2] = complex(inf, 1)
+inp("cinf7", cinf)
+cinfim = cinf.copy()
+cinfim[2] = complex(1, -inf)
+inp("cinfim7", cinfim)
+case("val_mean_inf", ["vinf7"], lambda x: np.mean(x))
+case("val_mean_inf_neg", ["vinfneg7"], lambda x: np.mean(x))
+case("val_mean_inf_inf", ["vinfinf7"], lambda x: np.mean(x))
+case("val_var_inf", ["vinf7"], lambda x: np.var(x))
+case("val_std_inf", ["vinfinf7"], lambda x: np.std(x))
+case("val_mean_minf_0", ["minf"], lambda x: np.mean(x, axis=0))
+case("val_mean_minf_1_k", ["minf"], lambda x: np.mean(x, axis=1, keepdims=True))
+case("val_var_minf_0", ["minf"], lambda x: np.var(x, axis=0))
+case("val_std_minf_1", ["minf"], lambda x: np.std(x, axis=1, ddof=1))
+case("val_mean_f32_inf", ["f32inf7"], lambda x: np.mean(x))
+case("val_mean_c128_inf", ["cinf7"], lambda x: np.mean(x))  # inf+nanj
+case("val_mean_c128_infim", ["cinfim7"], lambda x: np.mean(x))  # nan-infj
+case("val_mean_fused_inf", ["minf"], lambda x: np.mean(x * 2 + 1, axis=0))
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
