@@ -12,6 +12,7 @@ package chunkarray
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -80,28 +81,33 @@ var parityExprs = map[string]parityCase{
 	"zc_slice_take":      zc(func(in []*Array) *Array { return in[0].Index(Range(1, 6), Ints(8, 0, 2)) }),
 	"zc_concat":          zc(func(in []*Array) *Array { return Concatenate([]*Array{in[0], in[0].Index(Step(-1))}, 1) }),
 	// 3. values
-	"val_dot_0_inf":        pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
-	"val_dot_0_nan":        pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
-	"val_dot_2_inf":        pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
-	"val_matmul_0_inf":     pc(func(in []*Array) *Array { return Matmul(in[0], in[1]) }),
-	"val_matmul_inf_first": pc(func(in []*Array) *Array { return Matmul(in[0].T(), in[1].T()) }),
-	"val_tensordot_0_inf":  pc(func(in []*Array) *Array { return Tensordot(in[0], in[1], []int{1}, []int{0}) }),
-	"val_dot_c128_0_inf":   pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
-	"val_matmul_f32_0_inf": pc(func(in []*Array) *Array { return Matmul(in[0], in[1]) }),
-	"val_mean_inf":         pc(red(nd.Mean, nil, ReduceOpts{})),
-	"val_mean_inf_neg":     pc(red(nd.Mean, nil, ReduceOpts{})),
-	"val_mean_inf_inf":     pc(red(nd.Mean, nil, ReduceOpts{SplitEvery: 2})),
-	"val_var_inf":          pc(red(nd.Var, nil, ReduceOpts{})),
-	"val_std_inf":          pc(red(nd.Std, nil, ReduceOpts{})),
-	"val_mean_minf_0":      pc(red(nd.Mean, []int{0}, ReduceOpts{})),
-	"val_mean_minf_1_k":    pc(red(nd.Mean, []int{1}, ReduceOpts{Keepdims: true})),
-	"val_var_minf_0":       pc(red(nd.Var, []int{0}, ReduceOpts{})),
-	"val_std_minf_1":       pc(red(nd.Std, []int{1}, ReduceOpts{Ddof: 1})),
-	"val_mean_f32_inf":     pc(red(nd.Mean, nil, ReduceOpts{})),
-	"val_mean_c128_inf":    pc(red(nd.Mean, nil, ReduceOpts{})),
-	"val_mean_c128_infim":  pc(red(nd.Mean, nil, ReduceOpts{})),
-	"val_mean_fused_inf":   pc(func(in []*Array) *Array { return in[0].Mul(2).Add(1).Mean(0) }),
-	"zcb_col_max":          {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"val_dot_0_inf":           pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_dot_0_nan":           pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_dot_2_inf":           pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_matmul_0_inf":        pc(func(in []*Array) *Array { return Matmul(in[0], in[1]) }),
+	"val_matmul_inf_first":    pc(func(in []*Array) *Array { return Matmul(in[0].T(), in[1].T()) }),
+	"val_tensordot_0_inf":     pc(func(in []*Array) *Array { return Tensordot(in[0], in[1], []int{1}, []int{0}) }),
+	"val_dot_c128_0_inf":      pc(func(in []*Array) *Array { return Dot(in[0], in[1]) }),
+	"val_matmul_f32_0_inf":    pc(func(in []*Array) *Array { return Matmul(in[0], in[1]) }),
+	"val_mean_inf":            pc(red(nd.Mean, nil, ReduceOpts{})),
+	"val_mean_inf_neg":        pc(red(nd.Mean, nil, ReduceOpts{})),
+	"val_mean_inf_inf":        pc(red(nd.Mean, nil, ReduceOpts{SplitEvery: 2})),
+	"val_var_inf":             pc(red(nd.Var, nil, ReduceOpts{})),
+	"val_std_inf":             pc(red(nd.Std, nil, ReduceOpts{})),
+	"val_mean_minf_0":         pc(red(nd.Mean, []int{0}, ReduceOpts{})),
+	"val_mean_minf_1_k":       pc(red(nd.Mean, []int{1}, ReduceOpts{Keepdims: true})),
+	"val_var_minf_0":          pc(red(nd.Var, []int{0}, ReduceOpts{})),
+	"val_std_minf_1":          pc(red(nd.Std, []int{1}, ReduceOpts{Ddof: 1})),
+	"val_mean_f32_inf":        pc(red(nd.Mean, nil, ReduceOpts{})),
+	"val_mean_c128_inf":       pc(red(nd.Mean, nil, ReduceOpts{})),
+	"val_mean_c128_infim":     pc(red(nd.Mean, nil, ReduceOpts{})),
+	"val_mean_fused_inf":      pc(func(in []*Array) *Array { return in[0].Mul(2).Add(1).Mean(0) }),
+	"val_cpow_grid":           pc(bin(nd.Pow)),
+	"val_cpow_grid_c64":       pc(bin(nd.Pow)),
+	"val_cpow_scalar_inf":     pc(func(in []*Array) *Array { return in[0].Pow(math.Inf(1)) }),
+	"val_cpow_scalar_neg_inf": pc(func(in []*Array) *Array { return in[0].Pow(math.Inf(-1)) }),
+	"val_cpow_scalar_2":       pc(func(in []*Array) *Array { return in[0].Pow(2) }),
+	"zcb_col_max":             {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

@@ -187,6 +187,31 @@ case("val_mean_c128_inf", ["cinf7"], lambda x: np.mean(x))  # inf+nanj
 case("val_mean_c128_infim", ["cinfim7"], lambda x: np.mean(x))  # nan-infj
 case("val_mean_fused_inf", ["minf"], lambda x: np.mean(x * 2 + 1, axis=0))
 
+# Complex power at special values (inf, nan and zero bases and exponents,
+# small integral exponents, which numpy unrolls): a grid of bases (rows)
+# by exponents (columns).
+BASES = [2, 0.5, -2, 1j, 1 + 1j, -0.5 - 0.5j, 0, -0.0, complex(0, -0.0), 1, -1, 1e300, 1e-300,
+         complex(inf, 0), complex(-inf, 0), complex(inf, 1), complex(1, inf), complex(-inf, -inf),
+         complex(nan, 0), complex(0, nan), complex(0, -3), complex(3, -4)]
+EXPS = [0, -0.0, 1, 2, 3, 4, -1, -2, 99, -99, 100, 0.5, inf, -inf, nan, 1j, complex(0, inf),
+        complex(1, inf), complex(inf, 1), complex(inf, inf), complex(-inf, 1), complex(nan, 0),
+        complex(2, nan), 1e10, -1e10, complex(2, 1), complex(0, -0.0), complex(1, 0.5)]
+inp("cbases", np.array(BASES, dtype=np.complex128).reshape(-1, 1))
+inp("cexps", np.array(EXPS, dtype=np.complex128).reshape(1, -1))
+# complex64: numpy computes in single precision, so where a large
+# exponent takes the result beyond float32's range (or the phase b·arg(a)
+# is huge) the part that should be 0 is float32 rounding noise times a huge
+# modulus, whose sign and overflow single precision decides (tessera
+# computes in complex128 and rounds the result): those exponents are left
+# out.
+inp("cbases64", np.array(BASES, dtype=np.complex64).reshape(-1, 1))
+inp("cexps64", np.array([e for e in EXPS if abs(e) not in (99, 100, 1e10)], dtype=np.complex64).reshape(1, -1))
+case("val_cpow_grid", ["cbases", "cexps"], lambda a, b: np.power(a, b))
+case("val_cpow_grid_c64", ["cbases64", "cexps64"], lambda a, b: np.power(a, b))
+case("val_cpow_scalar_inf", ["cbases"], lambda a: a ** inf)
+case("val_cpow_scalar_neg_inf", ["cbases"], lambda a: a ** -inf)
+case("val_cpow_scalar_2", ["cbases"], lambda a: a ** 2)
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
