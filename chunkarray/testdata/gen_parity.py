@@ -212,6 +212,36 @@ case("val_cpow_scalar_inf", ["cbases"], lambda a: a ** inf)
 case("val_cpow_scalar_neg_inf", ["cbases"], lambda a: a ** -inf)
 case("val_cpow_scalar_2", ["cbases"], lambda a: a ** 2)
 
+# ------------------------------------------ 4. dtypes of scalar operands
+# numpy 1.24's value-based casting: floor_divide, remainder and power pick
+# their loop by a linear search (uint8 // 256 is int16, uint8 + 256 is
+# uint16); a Python float counts as float32 below 3.4e38 only.
+inp("u8v", np.array([0, 1, 7, 100, 200, 255], dtype=np.uint8))
+inp("u16v", np.array([0, 1, 7, 1000, 40000, 65535], dtype=np.uint16))
+inp("u32v", np.array([0, 1, 7, 10**6, 3 * 10**9, 2**32 - 1], dtype=np.uint32))
+inp("f32v", np.array([-2.5, 0, 1, 3e38, -1e-3, 7], dtype=np.float32))
+inp("c64v", np.array([1 + 1j, -2, 0.5j, 3e38, 0, -1 - 1j], dtype=np.complex64))
+case("sc_u8_floordiv_256", ["u8v"], lambda x: x // 256)  # int16
+case("sc_u8_mod_256", ["u8v"], lambda x: x % 256)  # int16
+case("sc_u8_pow_256", ["u8v"], lambda x: x ** 256)  # int16, wrapping
+case("sc_u8_add_256", ["u8v"], lambda x: x + 256)  # uint16
+case("sc_u8_rfloordiv_256", ["u8v"], lambda x: 256 // (x + 1))  # int16
+case("sc_u8_mod_40000", ["u8v"], lambda x: x % 40000)  # uint16 (40000 does not fit int16)
+case("sc_u8_pow_2", ["u8v"], lambda x: x ** 2)  # uint8
+case("sc_u16_floordiv_65536", ["u16v"], lambda x: x // 65536)  # int32
+case("sc_u16_mod_70000", ["u16v"], lambda x: x % 70000)  # int32
+case("sc_u16_pow_256", ["u16v"], lambda x: x ** 256)  # uint16: 256 fits uint8
+case("sc_u32_floordiv_2e32", ["u32v"], lambda x: x // 2**32)  # int64
+case("sc_u32_mod_2e32", ["u32v"], lambda x: x % (2**32 + 3))  # int64
+case("sc_u32_pow_2e32", ["u32v"], lambda x: x ** 2**32)  # int64
+case("sc_f32_add_3_4e38", ["f32v"], lambda x: x + 3.4e38)  # float64
+case("sc_f32_mul_neg_3_4e38", ["f32v"], lambda x: x * -3.4e38)  # float64
+case("sc_f32_add_below", ["f32v"], lambda x: x + float(np.nextafter(3.4e38, 0)))  # float32
+case("sc_f32_add_inf", ["f32v"], lambda x: x + inf)  # float32
+case("sc_c64_add_3_4e38", ["c64v"], lambda x: x + complex(3.4e38, 0))  # complex128
+case("sc_c64_mul_inf", ["c64v"], lambda x: x * complex(inf, 0))  # complex128
+case("sc_f32_add_c_inf", ["f32v"], lambda x: x + complex(inf, 0))  # complex128
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
