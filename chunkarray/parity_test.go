@@ -128,6 +128,14 @@ var parityExprs = map[string]parityCase{
 	"sc_c64_add_3_4e38":     pc(func(in []*Array) *Array { return in[0].Add(complex(3.4e38, 0)) }),
 	"sc_c64_mul_inf":        pc(func(in []*Array) *Array { return in[0].Mul(complex(math.Inf(1), 0)) }),
 	"sc_f32_add_c_inf":      pc(func(in []*Array) *Array { return in[0].Add(complex(math.Inf(1), 0)) }),
+	"d0_u16_sub_i8":         pc(bin(nd.Sub)),
+	"d0_i8_sub_u16_both":    pc(bin(nd.Sub)),
+	"d0_u8_floordiv_i64":    pc(bin(nd.FloorDiv)),
+	"d0_f32_add_f64":        pc(bin(nd.Add)),
+	"d0_plus_go_scalar":     pc(func(in []*Array) *Array { return in[0].Add(300) }),
+	"d0_chain":              pc(func(in []*Array) *Array { return in[0].Sub(in[1].Mul(2)) }),
+	"d0_where":              pc(func(in []*Array) *Array { return Where(in[0], in[1], in[2]) }),
+	"d0_sum":                pc(func(in []*Array) *Array { return in[0].Add(in[1]).Sum() }),
 	"zcb_col_max":           {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 

@@ -242,6 +242,36 @@ case("sc_c64_add_3_4e38", ["c64v"], lambda x: x + complex(3.4e38, 0))  # complex
 case("sc_c64_mul_inf", ["c64v"], lambda x: x * complex(inf, 0))  # complex128
 case("sc_f32_add_c_inf", ["f32v"], lambda x: x + complex(inf, 0))  # complex128
 
+# A 0-d chunkarray Array operand is typed by its dtype alone, as an n-d
+# array (Dask's rule: its value is lazy), never by value-based casting:
+# numpy's result with the 0-d input as a 1-element array (then reshaped
+# to 0-d where every operand is 0-d). A Go scalar or a 0-d *nd.Array
+# operand keeps numpy's value-based casting.
+inp("u16s7", np.array([7, 0, 65535], dtype=np.uint16))
+inp("u8s", np.array([0, 5, 200, 255], dtype=np.uint8))
+inp("f32s", np.array([1.5, -2, 3e38], dtype=np.float32))
+inp("d0_i8_122", np.array(122, dtype=np.int8))
+inp("d0_u16_7", np.array(7, dtype=np.uint16))
+inp("d0_i64_5", np.array(5, dtype=np.int64))
+inp("d0_i64_256", np.array(256, dtype=np.int64))
+inp("d0_f64", np.array(1.5))
+inp("d0_i32_1", np.array(1, dtype=np.int32))
+inp("boolc4", np.array([True, False, True, False]))
+
+
+def arr(x):
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+case("d0_u16_sub_i8", ["u16s7", "d0_i8_122"], lambda x, y: x - arr(y))  # int32: -115 for 7
+case("d0_i8_sub_u16_both", ["d0_u16_7", "d0_i8_122"], lambda x, y: (arr(x) - arr(y)).reshape(()))
+case("d0_u8_floordiv_i64", ["u8s", "d0_i64_256"], lambda x, y: x // arr(y))  # int64
+case("d0_f32_add_f64", ["f32s", "d0_f64"], lambda x, y: x + arr(y))  # float64
+case("d0_plus_go_scalar", ["d0_i8_122"], lambda y: (arr(y) + 300).reshape(()))  # int16
+case("d0_chain", ["u16s7", "d0_i8_122"], lambda x, y: x - arr(y) * 2)  # int8 wraps, then int32
+case("d0_where", ["boolc4", "u8s", "d0_i64_5"], lambda c, x, y: np.where(c, x, arr(y)))  # int64
+case("d0_sum", ["u8s", "d0_i32_1"], lambda x, y: np.sum(x + arr(y)))  # int64 of int32
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
