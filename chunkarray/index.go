@@ -431,8 +431,9 @@ func (a *Array) Take(axis int, idx []int) *Array {
 
 // Compress selects the positions of axis where cond is true, as
 // numpy.compress: cond is a []bool or a 1-d bool *nd.Array (a computed
-// mask); it may be shorter than the axis (the rest is dropped), not
-// longer.
+// mask); it may be shorter than the axis (the rest is dropped), and
+// longer when its extra entries are all false; a true one beyond the
+// axis is an *IndexError.
 func (a *Array) Compress(cond any, axis int) *Array {
 	const name = "compress"
 	if err := a.Err(); err != nil {
@@ -442,24 +443,38 @@ func (a *Array) Compress(cond any, axis int) *Array {
 	if err != nil {
 		return errArray(err)
 	}
+	idx, err := compressIndices(name, a.shape, cond, ax, a.shape[ax])
+	if err != nil {
+		return errArray(err)
+	}
+	return a.Take(ax, idx)
+}
+
+// compressIndices returns the positions where cond (Compress's) is true
+// along an axis of length n (axis and shape name it in errors).
+func compressIndices(name string, shape []int, cond any, axis, n int) ([]int, error) {
 	var mask []bool
 	switch c := cond.(type) {
 	case []bool:
 		mask = c
 	case *nd.Array:
 		if c == nil || c.NDim() != 1 || c.DType() != nd.Bool {
-			return errorf(name, [][]int{a.shape}, "condition must be a 1-d bool array")
+			return nil, &Error{Op: name, Shapes: [][]int{shape}, Reason: "condition must be a 1-d bool array"}
 		}
+		var err error
 		if mask, err = nd.Values[bool](c); err != nil {
-			return errArray(&Error{Op: name, Err: err})
+			return nil, &Error{Op: name, Err: err}
 		}
 	default:
-		return errorf(name, [][]int{a.shape}, "condition of type %T: want []bool or *nd.Array", cond)
+		return nil, &Error{Op: name, Shapes: [][]int{shape}, Reason: fmt.Sprintf("condition of type %T: want []bool or *nd.Array", cond)}
 	}
-	if len(mask) > a.shape[ax] {
-		return errorf(name, [][]int{a.shape}, "condition of length %d is longer than axis %d (%d)", len(mask), ax, a.shape[ax])
+	if len(mask) > n {
+		if i := slices.Index(mask[n:], true); i >= 0 {
+			return nil, &IndexError{Op: name, Axis: axis, Index: n + i, Len: n}
+		}
+		mask = mask[:n]
 	}
-	return a.Take(ax, maskIndices(mask))
+	return maskIndices(mask), nil
 }
 
 func normAxis(op string, a *Array, axis int) (int, error) {

@@ -11,6 +11,7 @@ package chunkarray
 // NaN equal to NaN; infinities exact).
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -136,7 +137,13 @@ var parityExprs = map[string]parityCase{
 	"d0_chain":              pc(func(in []*Array) *Array { return in[0].Sub(in[1].Mul(2)) }),
 	"d0_where":              pc(func(in []*Array) *Array { return Where(in[0], in[1], in[2]) }),
 	"d0_sum":                pc(func(in []*Array) *Array { return in[0].Add(in[1]).Sum() }),
-	"zcb_col_max":           {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	// 5. options
+	"opt_compress_long_false": pc(compressWith(0)),
+	"opt_compress_long_list": pc(func(in []*Array) *Array {
+		return in[0].Compress([]bool{true, false, true, false, false, true, false, false, false, false, false}, 2)
+	}),
+	"opt_compress_long_true": pc(compressWith(0)),
+	"zcb_col_max":            {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the
@@ -205,6 +212,17 @@ func pairs(prefix string, lists ...[]any) []confLayout {
 		}
 	}
 	return layouts(prefix, specs...)
+}
+
+// compressWith compresses in[0] along axis with the computed mask in[1].
+func compressWith(axis int) confExpr {
+	return func(in []*Array) *Array {
+		m, err := in[1].Compute(context.Background())
+		if err != nil {
+			return errArray(err)
+		}
+		return in[0].Compress(m, axis)
+	}
 }
 
 var m9 = []bool{true, false, true, false, false, false, false, false, false}

@@ -272,6 +272,15 @@ case("d0_chain", ["u16s7", "d0_i8_122"], lambda x, y: x - arr(y) * 2)  # int8 wr
 case("d0_where", ["boolc4", "u8s", "d0_i64_5"], lambda c, x, y: np.where(c, x, arr(y)))  # int64
 case("d0_sum", ["u8s", "d0_i32_1"], lambda x, y: np.sum(x + arr(y)))  # int64 of int32
 
+# ------------------------------------------------------------ 5. options
+# compress: a condition longer than the axis whose extra entries are all
+# False is accepted; a True beyond the axis is an IndexError.
+inp("cond11", np.array([False, True, True, False, False, False, True, False, False, False, False]))
+inp("cond9x", np.array([True, False, False, False, False, False, False, True, True]))  # True at 7, 8
+case("opt_compress_long_false", ["f64a", "cond11"], lambda x, c: np.compress(c, x, axis=0))
+case("opt_compress_long_list", ["f64a"], lambda x: np.compress([True, False, True, False, False, True] + [False] * 5, x, axis=2))
+case("opt_compress_long_true", ["f64a", "cond9x"], lambda x, c: np.compress(c, x, axis=0))  # IndexError
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
