@@ -429,6 +429,30 @@ func (a *Array) Take(axis int, idx []int) *Array {
 	return a.Index(sels...)
 }
 
+// TakeFlat selects positions idx of the flattened array (numpy.take with
+// axis=None): a 1-d result, positions counted in C order, negative ones
+// from the end.
+func (a *Array) TakeFlat(idx []int) *Array {
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	return a.Reshape(-1).Take(0, idx)
+}
+
+// CompressFlat selects the positions of the flattened array where cond is
+// true (numpy.compress with axis=None); cond is as Compress's.
+func (a *Array) CompressFlat(cond any) *Array {
+	const name = "compress"
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	idx, err := compressIndices(name, a.shape, cond, 0, a.Size())
+	if err != nil {
+		return errArray(err)
+	}
+	return a.Reshape(-1).Take(0, idx)
+}
+
 // Compress selects the positions of axis where cond is true, as
 // numpy.compress: cond is a []bool or a 1-d bool *nd.Array (a computed
 // mask); it may be shorter than the axis (the rest is dropped), and

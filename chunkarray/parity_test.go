@@ -143,7 +143,30 @@ var parityExprs = map[string]parityCase{
 		return in[0].Compress([]bool{true, false, true, false, false, true, false, false, false, false, false}, 2)
 	}),
 	"opt_compress_long_true": pc(compressWith(0)),
-	"zcb_col_max":            {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"opt_take_flat":          pc(func(in []*Array) *Array { return in[0].TakeFlat([]int{0, 314, -1, 44, 44, 5}) }),
+	"opt_take_flat_empty":    pc(func(in []*Array) *Array { return in[0].TakeFlat([]int{}) }),
+	"opt_take_flat_out":      pc(func(in []*Array) *Array { return in[0].TakeFlat([]int{315}) }),
+	"opt_take_flat_2d":       pc(func(in []*Array) *Array { return in[0].TakeFlat([]int{62, 0, 9, 10, 11, 12}) }),
+	"opt_compress_flat": pc(func(in []*Array) *Array {
+		m, err := in[1].Compute(context.Background())
+		if err != nil {
+			return errArray(err)
+		}
+		return in[0].CompressFlat(m)
+	}),
+	"opt_compress_flat_long": pc(func(in []*Array) *Array {
+		c := make([]bool, 67)
+		for i := range 63 {
+			c[i] = i%5 == 1
+		}
+		return in[0].CompressFlat(c)
+	}),
+	"opt_compress_flat_true_beyond": pc(func(in []*Array) *Array {
+		c := make([]bool, 64)
+		c[63] = true
+		return in[0].CompressFlat(c)
+	}),
+	"zcb_col_max": {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

@@ -280,6 +280,14 @@ inp("cond9x", np.array([True, False, False, False, False, False, False, True, Tr
 case("opt_compress_long_false", ["f64a", "cond11"], lambda x, c: np.compress(c, x, axis=0))
 case("opt_compress_long_list", ["f64a"], lambda x: np.compress([True, False, True, False, False, True] + [False] * 5, x, axis=2))
 case("opt_compress_long_true", ["f64a", "cond9x"], lambda x, c: np.compress(c, x, axis=0))  # IndexError
+# take and compress with axis=None: on the flattened array
+case("opt_take_flat", ["f64a"], lambda x: np.take(x, [0, 314, -1, 44, 44, 5]))
+case("opt_take_flat_empty", ["f64a"], lambda x: np.take(x, []))
+case("opt_take_flat_out", ["f64a"], lambda x: np.take(x, [315]))  # IndexError
+case("opt_take_flat_2d", ["f64m"], lambda x: np.take(x, [62, 0, 9, 10, 11, 12]))
+case("opt_compress_flat", ["f64m", "cond11"], lambda x, c: np.compress(c, x))
+case("opt_compress_flat_long", ["f64m"], lambda x: np.compress([i % 5 == 1 for i in range(63)] + [False] * 4, x))
+case("opt_compress_flat_true_beyond", ["f64m"], lambda x: np.compress([False] * 63 + [True], x))  # IndexError
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
