@@ -166,7 +166,13 @@ var parityExprs = map[string]parityCase{
 		c[63] = true
 		return in[0].CompressFlat(c)
 	}),
-	"zcb_col_max": {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"opt_expand_dims_03":         pc(func(in []*Array) *Array { return in[0].ExpandDims(0, 3) }),
+	"opt_expand_dims_neg":        pc(func(in []*Array) *Array { return in[0].ExpandDims(-1, 0) }),
+	"opt_expand_dims_mid":        pc(func(in []*Array) *Array { return in[0].ExpandDims(1, 2, 5) }),
+	"opt_expand_dims_repeat":     pc(func(in []*Array) *Array { return in[0].ExpandDims(0, 0) }),
+	"opt_expand_dims_repeat_neg": pc(func(in []*Array) *Array { return in[0].ExpandDims(3, -1) }),
+	"opt_expand_dims_out":        pc(func(in []*Array) *Array { return in[0].ExpandDims(0, 4) }),
+	"zcb_col_max":                {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

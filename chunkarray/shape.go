@@ -352,24 +352,42 @@ func (a *Array) Squeeze(axes ...int) *Array {
 	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, drop, chunksToken(chunks))
 }
 
-// ExpandDims inserts an axis of length 1 at position axis of the result
-// (negative counts from the end), as numpy.expand_dims.
-func (a *Array) ExpandDims(axis int) *Array {
+// ExpandDims inserts axes of length 1 at the positions axes of the result
+// (negative ones count from its end), as numpy.expand_dims with an int or
+// a tuple: the result has a.NDim()+len(axes) axes. An axis out of range
+// or given twice is an error; no axis returns a.
+func (a *Array) ExpandDims(axes ...int) *Array {
 	const name = "expand_dims"
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	n := a.NDim() + 1
-	if axis < -n || axis >= n {
-		return errorf(name, [][]int{a.shape}, "axis %d is out of bounds for %d axes", axis, n)
+	if len(axes) == 0 {
+		return a
 	}
-	if axis < 0 {
-		axis += n
+	n := a.NDim() + len(axes)
+	norm := make([]int, len(axes))
+	for i, axis := range axes {
+		if axis < -n || axis >= n {
+			return errorf(name, [][]int{a.shape}, "axis %d is out of bounds for %d axes", axis, n)
+		}
+		if axis < 0 {
+			axis += n
+		}
+		norm[i] = axis
 	}
-	shape := slices.Insert(slices.Clone(a.shape), axis, 1)
-	chunks := slices.Insert(slices.Clone(a.chunks), axis, []int{1})
-	// Named from the axis and the chunks too (see Squeeze).
-	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, axis, chunksToken(chunks))
+	slices.Sort(norm)
+	for i := 1; i < len(norm); i++ {
+		if norm[i] == norm[i-1] {
+			return errorf(name, [][]int{a.shape}, "repeated axis %d in %v", norm[i], axes)
+		}
+	}
+	shape, chunks := slices.Clone(a.shape), slices.Clone(a.chunks)
+	for _, ax := range norm { // ascending: each lands at its final place
+		shape = slices.Insert(shape, ax, 1)
+		chunks = slices.Insert(chunks, ax, []int{1})
+	}
+	// Named from the axes and the chunks too (see Squeeze).
+	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, norm, chunksToken(chunks))
 }
 
 // Concatenate joins arrays along an existing axis, as numpy.concatenate:

@@ -288,6 +288,13 @@ case("opt_take_flat_2d", ["f64m"], lambda x: np.take(x, [62, 0, 9, 10, 11, 12]))
 case("opt_compress_flat", ["f64m", "cond11"], lambda x, c: np.compress(c, x))
 case("opt_compress_flat_long", ["f64m"], lambda x: np.compress([i % 5 == 1 for i in range(63)] + [False] * 4, x))
 case("opt_compress_flat_true_beyond", ["f64m"], lambda x: np.compress([False] * 63 + [True], x))  # IndexError
+# expand_dims with several axes (positions in the result)
+case("opt_expand_dims_03", ["f64m"], lambda x: np.expand_dims(x, (0, 3)))
+case("opt_expand_dims_neg", ["f64m"], lambda x: np.expand_dims(x, (-1, 0)))
+case("opt_expand_dims_mid", ["f64a"], lambda x: np.expand_dims(x, (1, 2, 5)))
+case("opt_expand_dims_repeat", ["f64m"], lambda x: np.expand_dims(x, (0, 0)))  # ValueError
+case("opt_expand_dims_repeat_neg", ["f64m"], lambda x: np.expand_dims(x, (3, -1)))  # ValueError
+case("opt_expand_dims_out", ["f64m"], lambda x: np.expand_dims(x, (0, 4)))  # AxisError
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
