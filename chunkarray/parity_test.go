@@ -172,7 +172,17 @@ var parityExprs = map[string]parityCase{
 	"opt_expand_dims_repeat":     pc(func(in []*Array) *Array { return in[0].ExpandDims(0, 0) }),
 	"opt_expand_dims_repeat_neg": pc(func(in []*Array) *Array { return in[0].ExpandDims(3, -1) }),
 	"opt_expand_dims_out":        pc(func(in []*Array) *Array { return in[0].ExpandDims(0, 4) }),
-	"zcb_col_max":                {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"opt_argmax_1_k":             pc(func(in []*Array) *Array { return in[0].ArgReduce(nd.ArgMax, 1, false, ReduceOpts{Keepdims: true}) }),
+	"opt_argmin_0_k": pc(func(in []*Array) *Array {
+		return in[0].ArgReduce(nd.ArgMin, 0, false, ReduceOpts{Keepdims: true, SplitEvery: 2})
+	}),
+	"opt_argmin_neg_k":  pc(func(in []*Array) *Array { return in[0].ArgReduce(nd.ArgMin, -1, false, ReduceOpts{Keepdims: true}) }),
+	"opt_argmax_flat_k": pc(func(in []*Array) *Array { return in[0].ArgReduce(nd.ArgMax, 0, true, ReduceOpts{Keepdims: true}) }),
+	"opt_argmin_flat_k": pc(func(in []*Array) *Array {
+		return in[0].ArgReduce(nd.ArgMin, 0, true, ReduceOpts{Keepdims: true, SplitEvery: 3})
+	}),
+	"opt_argmax_flat_k_zc": zc(func(in []*Array) *Array { return in[0].ArgReduce(nd.ArgMax, 0, true, ReduceOpts{Keepdims: true}) }),
+	"zcb_col_max":          {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

@@ -189,6 +189,9 @@ func (p reduceP) combineArg(list []any) (any, error) {
 	}
 	if p.Stage == stAgg {
 		if p.Flat {
+			if p.Keepdims {
+				return i.Reshape(ones(len(p.Shape))...)
+			}
 			return i.Reshape()
 		}
 		if !p.Keepdims {
@@ -413,7 +416,7 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 		}
 		sp.Stage = stAgg
 		fch, fsh := ch, sh
-		if p.Flat {
+		if p.Flat && !o.Keepdims {
 			fch, fsh = [][]int{}, []int{}
 		} else if !o.Keepdims {
 			fch, fsh = nil, nil
@@ -486,16 +489,36 @@ func nilIfEmpty(axes []int) []int {
 
 // ArgMin returns the indices of the minima along axis, or of the flattened
 // array when flat (then axis is ignored and the result is 0-d). The first
-// NaN wins, as in numpy.
+// NaN wins, as in numpy. ArgReduce takes keepdims.
 func (a *Array) ArgMin(axis int, flat bool) *Array { return a.argReduce(nd.ArgMin, axis, flat) }
 
 // ArgMax is ArgMin for maxima.
 func (a *Array) ArgMax(axis int, flat bool) *Array { return a.argReduce(nd.ArgMax, axis, flat) }
 
 func (a *Array) argReduce(op nd.ArgOp, axis int, flat bool) *Array {
+	return a.ArgReduce(op, axis, flat, ReduceOpts{})
+}
+
+// ArgReduce is ArgMin or ArgMax (op) with options, numpy's argmin and
+// argmax with keepdims: along axis, or over the flattened array when flat
+// (axis ignored). o.Keepdims keeps the reduced axis with length 1, and
+// with flat every axis (numpy's shape (1, 1, …) for axis=None);
+// o.SplitEvery is Reduce's. Ddof and Device do not apply to arg
+// reductions: setting them is an error.
+func (a *Array) ArgReduce(op nd.ArgOp, axis int, flat bool, o ReduceOpts) *Array {
+	name := op.String()
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	if op != nd.ArgMin && op != nd.ArgMax {
+		return errorf("argreduce", [][]int{a.shape}, "op %d is not ArgMin or ArgMax", int(op))
+	}
+	if o.Ddof != 0 || (o.Device != "" && o.Device != DeviceCPU) {
+		return errorf(name, [][]int{a.shape}, "takes no ddof or device")
+	}
 	var axes []int
 	if !flat {
 		axes = []int{axis}
 	}
-	return a.reduce(op.String(), reduceP{Kind: pkArg, ArgOp: op, Flat: flat}, axes, ReduceOpts{}, nd.Int64)
+	return a.reduce(name, reduceP{Kind: pkArg, ArgOp: op, Flat: flat}, axes, o, nd.Int64)
 }

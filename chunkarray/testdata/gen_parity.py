@@ -295,6 +295,13 @@ case("opt_expand_dims_mid", ["f64a"], lambda x: np.expand_dims(x, (1, 2, 5)))
 case("opt_expand_dims_repeat", ["f64m"], lambda x: np.expand_dims(x, (0, 0)))  # ValueError
 case("opt_expand_dims_repeat_neg", ["f64m"], lambda x: np.expand_dims(x, (3, -1)))  # ValueError
 case("opt_expand_dims_out", ["f64m"], lambda x: np.expand_dims(x, (0, 4)))  # AxisError
+# argmin and argmax with keepdims
+case("opt_argmax_1_k", ["f64a"], lambda x: np.argmax(x, axis=1, keepdims=True))
+case("opt_argmin_0_k", ["f64a"], lambda x: np.argmin(x, axis=0, keepdims=True))
+case("opt_argmin_neg_k", ["i64m"], lambda x: np.argmin(x, axis=-1, keepdims=True))
+case("opt_argmax_flat_k", ["f64a"], lambda x: np.argmax(x, keepdims=True))  # (1, 1, 1)
+case("opt_argmin_flat_k", ["i64m"], lambda x: np.argmin(x, keepdims=True))
+case("opt_argmax_flat_k_zc", ["f64m"], lambda x: np.argmax(x, keepdims=True))
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
