@@ -98,7 +98,10 @@
 // Min, Max, Any and All combine their partials elementwise; Mean, Var and
 // Std carry (count, mean, M2) moments merged with Chan et al.'s parallel
 // formula (nd.Moments, nd.CombineMoments); ArgMin and ArgMax carry values
-// and global indices (nd.ArgChunk, nd.ArgCombine). With the scheduler's
+// and global indices (nd.ArgChunk, nd.ArgCombine); ArgReduce gives them
+// keepdims. ReduceOpts.DType is numpy's dtype= (the input cast to it;
+// integer means and variances in numpy's truncating integer arithmetic).
+// A reduced axis's empty chunks are skipped. With the scheduler's
 // depth-first order and intermediates released after their last use, a
 // reduction's live memory is bounded by chunk bytes × workers × a small
 // constant.

@@ -182,7 +182,33 @@ var parityExprs = map[string]parityCase{
 		return in[0].ArgReduce(nd.ArgMin, 0, true, ReduceOpts{Keepdims: true, SplitEvery: 3})
 	}),
 	"opt_argmax_flat_k_zc": zc(func(in []*Array) *Array { return in[0].ArgReduce(nd.ArgMax, 0, true, ReduceOpts{Keepdims: true}) }),
-	"zcb_col_max":          {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"dt_sum_f32":           pc(red(nd.Sum, []int{1}, ReduceOpts{DType: nd.Float32})),
+	"dt_sum_i8_wrap":       pc(red(nd.Sum, []int{0}, ReduceOpts{DType: nd.Int8})),
+	"dt_sum_u8_bool":       pc(red(nd.Sum, []int{1}, ReduceOpts{DType: nd.Bool})),
+	"dt_sum_f64_i32":       pc(func(in []*Array) *Array { return in[0].Mul(10).Reduce(nd.Sum, nil, ReduceOpts{DType: nd.Int32}) }),
+	"dt_sum_c128_f64":      pc(red(nd.Sum, []int{0}, ReduceOpts{DType: nd.Float64})),
+	"dt_sum_i8_f64_k":      pc(red(nd.Sum, []int{1}, ReduceOpts{DType: nd.Float64, Keepdims: true})),
+	"dt_prod_i8_i16": pc(func(in []*Array) *Array {
+		return in[0].Index(All(), Range(0, 3)).Reduce(nd.Prod, []int{1}, ReduceOpts{DType: nd.Int16})
+	}),
+	"dt_prod_f32":    pc(red(nd.Prod, []int{2}, ReduceOpts{DType: nd.Float32})),
+	"dt_mean_i8_f32": pc(red(nd.Mean, []int{0}, ReduceOpts{DType: nd.Float32})),
+	"dt_mean_f64_i64": pc(func(in []*Array) *Array {
+		return in[0].Mul(10).Reduce(nd.Mean, []int{0, 2}, ReduceOpts{DType: nd.Int64})
+	}),
+	"dt_mean_i8_i8_wrap": pc(red(nd.Mean, []int{1}, ReduceOpts{DType: nd.Int8})),
+	"dt_mean_u8_bool_k":  pc(red(nd.Mean, []int{0}, ReduceOpts{DType: nd.Bool, Keepdims: true})),
+	"dt_mean_f64_c128":   pc(red(nd.Mean, nil, ReduceOpts{DType: nd.Complex128})),
+	"dt_var_f32":         pc(red(nd.Var, []int{1}, ReduceOpts{DType: nd.Float32})),
+	"dt_var_i8_i64":      pc(red(nd.Var, []int{0}, ReduceOpts{DType: nd.Int64})),
+	"dt_var_f64_i8_wrap": pc(func(in []*Array) *Array { return in[0].Mul(10).Reduce(nd.Var, []int{2}, ReduceOpts{DType: nd.Int8}) }),
+	"dt_var_c128_f64":    pc(red(nd.Var, []int{1}, ReduceOpts{DType: nd.Float64})),
+	"dt_var_f64_c128":    pc(red(nd.Var, []int{0}, ReduceOpts{DType: nd.Complex128, Ddof: 1})),
+	"dt_std_f32_ddof":    pc(red(nd.Std, []int{1}, ReduceOpts{DType: nd.Float32, Ddof: 1})),
+	"dt_std_i64_all":     pc(func(in []*Array) *Array { return in[0].Mul(10).Reduce(nd.Std, nil, ReduceOpts{DType: nd.Int64}) }),
+	"dt_std_i64_axis":    pc(red(nd.Std, []int{0}, ReduceOpts{DType: nd.Int64})),
+	"dt_min":             pc(red(nd.Min, nil, ReduceOpts{DType: nd.Float32})),
+	"zcb_col_max":        {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

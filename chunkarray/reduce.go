@@ -22,6 +22,20 @@ type ReduceOpts struct {
 	// default), or DeviceCUDA for Sum, Max and Min of float32/float64
 	// arrays (device.go: what is supported, the GPU=1 resource, errors).
 	Device string
+	// DType is numpy's dtype= argument of Sum, Prod, Mean, Var and Std
+	// (nd.Invalid, the zero value: the default): the dtype the reduction
+	// computes in and returns. Sum and Prod cast the input to it and wrap
+	// as numpy does (int8 sums stay int8). Mean, Var and Std with a float
+	// or complex dtype cast the input to it; with an integer or bool one
+	// they follow numpy's integer arithmetic: the mean is the sum in the
+	// dtype divided by the count and truncated, the variance sums the
+	// squared deviations from that truncated mean in the dtype (so var of
+	// [1.5, 2.5, 4.0] with int64 is 1), and Std then is an error unless
+	// every axis is reduced without Keepdims, where numpy's sqrt casts a
+	// scalar (for an array it refuses the float result). Min, Max, Any,
+	// All and the arg reductions take no dtype (an error, as numpy's
+	// TypeError).
+	DType nd.DType
 }
 
 // stages of a reduction tree
@@ -53,6 +67,7 @@ type reduceP struct {
 	Flat     bool        `json:"flat"`
 	Shape    []int       `json:"shape"`            // the input's, for flat arg reductions
 	Device   string      `json:"device,omitempty"` // chunk stage only (device.go)
+	Out      nd.DType    `json:"out,omitempty"`    // the result's dtype when not ReduceResultType's (ReduceOpts.DType)
 }
 
 var combineOps = map[nd.ReduceOp]nd.BinaryOp{
@@ -134,7 +149,11 @@ func (p reduceP) combinePlain(list []any) (any, error) {
 		}
 	}
 	if p.Stage == stAgg {
-		if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
+		want := nd.ReduceResultType(p.Op, p.D)
+		if p.Out != nd.Invalid {
+			want = p.Out
+		}
+		if acc.DType() != want {
 			if acc, err = acc.AsType(want); err != nil {
 				return nil, err
 			}
@@ -304,6 +323,9 @@ func (a *Array) Reduce(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
+	if o.DType != nd.Invalid {
+		return a.reduceAs(op, axes, o)
+	}
 	kind := pkPlain
 	switch op {
 	case nd.Mean, nd.Var, nd.Std:
@@ -356,6 +378,9 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	tok := []any{a.name, ax, o.Keepdims, o.Ddof, split, p.Kind, int(p.Op), int(p.ArgOp), p.Flat}
 	if o.Device == DeviceCUDA {
 		tok = append(tok, o.Device)
+	}
+	if p.Out != nd.Invalid {
+		tok = append(tok, "out", int(p.Out))
 	}
 	// chunk stage: same grid less the skipped empty blocks, reduced axes
 	// one element per block
@@ -434,6 +459,80 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	}
 }
 
+// reduceAs is Reduce with o.DType set (see ReduceOpts.DType).
+func (a *Array) reduceAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
+	name, d := op.String(), o.DType
+	if !d.Valid() {
+		return errorf(name, [][]int{a.shape}, "invalid dtype %d", int(d))
+	}
+	plain := o
+	plain.DType = nd.Invalid
+	inexact := d.IsFloat() || d.IsComplex()
+	switch {
+	case op == nd.Sum || op == nd.Prod:
+		x := a.AsType(d)
+		if err := x.Err(); err != nil {
+			return errArray(err)
+		}
+		return x.reduce(name, reduceP{Kind: pkPlain, Op: op, Out: d}, axes, plain, d)
+	case op == nd.Mean && inexact, (op == nd.Var || op == nd.Std) && inexact && (!a.dtype.IsComplex() || d.IsComplex()):
+		// The input cast to d, reduced as usual (the moments in float64,
+		// then rounded to d); a complex d takes the real variance back to
+		// complex, as numpy's complex sum of |x - mean|² is.
+		return a.AsType(d).Reduce(op, axes, plain).AsType(d)
+	case op == nd.Mean || op == nd.Var || op == nd.Std:
+		return a.momentsAs(op, axes, o)
+	}
+	return errorf(name, [][]int{a.shape}, "takes no dtype (numpy's %s has no dtype argument)", name)
+}
+
+// momentsAs computes Mean, Var or Std with o.DType as numpy's _mean and
+// _var do when that dtype is not the float the moments give: the mean is
+// sum(a, dtype)/count cast to dtype; the variance the sum, in dtype, of
+// the squared deviations of a from that mean (|x - mean|² for complex),
+// divided by count - ddof and cast to dtype; the standard deviation its
+// square root cast to dtype, for a 0-d result only (numpy refuses to
+// write sqrt's float result into an integer array).
+func (a *Array) momentsAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
+	name, d := op.String(), o.DType
+	if axes == nil {
+		axes = make([]int, a.NDim())
+		for i := range axes {
+			axes[i] = i
+		}
+	}
+	ax, err := nd.NormalizeAxes(name, axes, a.NDim())
+	if err != nil {
+		return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
+	}
+	if op == nd.Std && !d.IsFloat() && !d.IsComplex() && (o.Keepdims || len(ax) < a.NDim()) {
+		return errorf(name, [][]int{a.shape}, "dtype %s: cannot cast sqrt's float result to %s (numpy's UFuncTypeError; only a 0-d result is cast)", d, d)
+	}
+	n := 1
+	for _, x := range ax {
+		n *= a.shape[x]
+	}
+	sumIn := ReduceOpts{SplitEvery: o.SplitEvery, DType: d, Keepdims: true}
+	mean := a.Reduce(nd.Sum, ax, sumIn).Div(n).AsType(d)
+	if op == nd.Mean {
+		if !o.Keepdims {
+			mean = mean.Squeeze(ax...)
+		}
+		return mean
+	}
+	x := a.Sub(mean)
+	sq := x.Mul(x)
+	if x.DType().IsComplex() {
+		sq = x.Abs().Square()
+	}
+	sumIn.Keepdims = o.Keepdims
+	r := sq.Reduce(nd.Sum, ax, sumIn).Div(max(n-o.Ddof, 0)).AsType(d)
+	if op == nd.Std {
+		r = r.Sqrt().AsType(d)
+	}
+	return r
+}
+
 // aggLayer is the last stage; its block index lacks the dropped axes.
 type aggLayer struct {
 	reduceLayer
@@ -503,7 +602,7 @@ func (a *Array) argReduce(op nd.ArgOp, axis int, flat bool) *Array {
 // argmax with keepdims: along axis, or over the flattened array when flat
 // (axis ignored). o.Keepdims keeps the reduced axis with length 1, and
 // with flat every axis (numpy's shape (1, 1, …) for axis=None);
-// o.SplitEvery is Reduce's. Ddof and Device do not apply to arg
+// o.SplitEvery is Reduce's. Ddof, DType and Device do not apply to arg
 // reductions: setting them is an error.
 func (a *Array) ArgReduce(op nd.ArgOp, axis int, flat bool, o ReduceOpts) *Array {
 	name := op.String()
@@ -513,8 +612,8 @@ func (a *Array) ArgReduce(op nd.ArgOp, axis int, flat bool, o ReduceOpts) *Array
 	if op != nd.ArgMin && op != nd.ArgMax {
 		return errorf("argreduce", [][]int{a.shape}, "op %d is not ArgMin or ArgMax", int(op))
 	}
-	if o.Ddof != 0 || (o.Device != "" && o.Device != DeviceCPU) {
-		return errorf(name, [][]int{a.shape}, "takes no ddof or device")
+	if o.Ddof != 0 || o.DType != nd.Invalid || (o.Device != "" && o.Device != DeviceCPU) {
+		return errorf(name, [][]int{a.shape}, "takes no ddof, dtype or device")
 	}
 	var axes []int
 	if !flat {

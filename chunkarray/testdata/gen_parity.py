@@ -302,6 +302,33 @@ case("opt_argmin_neg_k", ["i64m"], lambda x: np.argmin(x, axis=-1, keepdims=True
 case("opt_argmax_flat_k", ["f64a"], lambda x: np.argmax(x, keepdims=True))  # (1, 1, 1)
 case("opt_argmin_flat_k", ["i64m"], lambda x: np.argmin(x, keepdims=True))
 case("opt_argmax_flat_k_zc", ["f64m"], lambda x: np.argmax(x, keepdims=True))
+# reductions with dtype=
+inp("i8m", ((t2 * 29) % 255 - 127).reshape(7, 9).astype(np.int8))
+inp("u8m", ((t2 * 53) % 256).reshape(7, 9).astype(np.uint8))
+inp("c128m", (2 * np.cos(t2 * 0.21) + 1j * np.linspace(-4, 4, 63)).reshape(7, 9))
+inp("f64b", (0.5 + (np.arange(N3) % 17) / 4).reshape(7, 9, 5))
+case("dt_sum_f32", ["f64a"], lambda x: np.sum(x, axis=1, dtype=np.float32))
+case("dt_sum_i8_wrap", ["i8m"], lambda x: np.sum(x, axis=0, dtype=np.int8))
+case("dt_sum_u8_bool", ["u8m"], lambda x: np.sum(x, axis=1, dtype=np.bool_))
+case("dt_sum_f64_i32", ["f64a"], lambda x: np.sum(x * 10, dtype=np.int32))
+case("dt_sum_c128_f64", ["c128m"], lambda x: np.sum(x, axis=0, dtype=np.float64))
+case("dt_sum_i8_f64_k", ["i8m"], lambda x: np.sum(x, axis=1, keepdims=True, dtype=np.float64))
+case("dt_prod_i8_i16", ["i8m"], lambda x: np.prod(x[:, :3], axis=1, dtype=np.int16))
+case("dt_prod_f32", ["f64b"], lambda x: np.prod(x, axis=2, dtype=np.float32))
+case("dt_mean_i8_f32", ["i8m"], lambda x: np.mean(x, axis=0, dtype=np.float32))
+case("dt_mean_f64_i64", ["f64a"], lambda x: np.mean(x * 10, axis=(0, 2), dtype=np.int64))  # truncated
+case("dt_mean_i8_i8_wrap", ["i8m"], lambda x: np.mean(x, axis=1, dtype=np.int8))
+case("dt_mean_u8_bool_k", ["u8m"], lambda x: np.mean(x, axis=0, keepdims=True, dtype=np.bool_))
+case("dt_mean_f64_c128", ["f64a"], lambda x: np.mean(x, dtype=np.complex128))
+case("dt_var_f32", ["f64a"], lambda x: np.var(x, axis=1, dtype=np.float32))
+case("dt_var_i8_i64", ["i8m"], lambda x: np.var(x, axis=0, dtype=np.int64))
+case("dt_var_f64_i8_wrap", ["f64a"], lambda x: np.var(x * 10, axis=2, dtype=np.int8))
+case("dt_var_c128_f64", ["c128m"], lambda x: np.var(x, axis=1, dtype=np.float64))
+case("dt_var_f64_c128", ["f64a"], lambda x: np.var(x, axis=0, ddof=1, dtype=np.complex128))
+case("dt_std_f32_ddof", ["f64a"], lambda x: np.std(x, axis=1, ddof=1, dtype=np.float32))
+case("dt_std_i64_all", ["f64a"], lambda x: np.std(x * 10, dtype=np.int64))  # a 0-d int
+case("dt_std_i64_axis", ["f64a"], lambda x: np.std(x, axis=0, dtype=np.int64))  # UFuncTypeError
+case("dt_min", ["f64a"], lambda x: np.min(x, dtype=np.float32))  # TypeError: no dtype argument
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
