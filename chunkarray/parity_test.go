@@ -208,7 +208,14 @@ var parityExprs = map[string]parityCase{
 	"dt_std_i64_all":     pc(func(in []*Array) *Array { return in[0].Mul(10).Reduce(nd.Std, nil, ReduceOpts{DType: nd.Int64}) }),
 	"dt_std_i64_axis":    pc(red(nd.Std, []int{0}, ReduceOpts{DType: nd.Int64})),
 	"dt_min":             pc(red(nd.Min, nil, ReduceOpts{DType: nd.Float32})),
-	"zcb_col_max":        {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
+	"opt_rechunk_map": pc(func(in []*Array) *Array {
+		return in[0].Rechunk(map[int]any{0: -1, 1: 2, -1: "auto"}).Rechunk(map[int]int{1: 4})
+	}),
+	"opt_rechunk_list_auto": pc(func(in []*Array) *Array {
+		return in[0].Rechunk([]any{"auto", []int{1, 0, 8}, nil}).Rechunk([]any{3, "auto", "auto"})
+	}),
+	"opt_rechunk_map_sum": pc(func(in []*Array) *Array { return in[0].Rechunk(map[int]any{1: 1, 2: nil}).Sum(1) }),
+	"zcb_col_max":         {expr: func(in []*Array) *Array { return in[0].Mul(in[1]).Max(1) }, layouts: pairs("bcast", col71, x79)},
 }
 
 // zeroChunks7x9 are layouts of a 7×9 input with empty chunks at the

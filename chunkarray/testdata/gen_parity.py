@@ -329,6 +329,11 @@ case("dt_std_f32_ddof", ["f64a"], lambda x: np.std(x, axis=1, ddof=1, dtype=np.f
 case("dt_std_i64_all", ["f64a"], lambda x: np.std(x * 10, dtype=np.int64))  # a 0-d int
 case("dt_std_i64_axis", ["f64a"], lambda x: np.std(x, axis=0, dtype=np.int64))  # UFuncTypeError
 case("dt_min", ["f64a"], lambda x: np.min(x, dtype=np.float32))  # TypeError: no dtype argument
+# rechunk with a per-axis map ({0: -1, 1: 2, 2: "auto"}) and "auto" per
+# axis: the values do not change
+case("opt_rechunk_map", ["f64a"], lambda x: x.copy())
+case("opt_rechunk_list_auto", ["f64a"], lambda x: x.copy())
+case("opt_rechunk_map_sum", ["f64a"], lambda x: np.sum(x, axis=1))
 
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
