@@ -235,9 +235,23 @@ func (p zarrReadP) run(_ context.Context, args []any) (any, error) {
 // FromZarr returns the zarr array (v2 or v3) stored in the folder path,
 // one block per stored chunk: each block's task reads one chunk file
 // (missing chunks read as the fill value). The metadata is read once, now;
-// errors are sticky and name the file. Rechunk the result for other
-// chunks.
-func FromZarr(path string) *Array {
+// errors are sticky and name the file. An optional chunks spec (Dask's
+// from_zarr(chunks=...): anything Rechunk takes, a per-axis map's missing
+// axes keeping the stored chunks) gives the result other chunks, the
+// stored ones read and rechunked; more than one spec is an error.
+func FromZarr(path string, chunks ...any) *Array {
+	const name = "from-zarr"
+	if len(chunks) > 1 {
+		return errorf(name, nil, "%d chunk specs: want at most one", len(chunks))
+	}
+	a := fromZarr(path)
+	if len(chunks) == 1 && a.err == nil {
+		a = a.Rechunk(chunks[0])
+	}
+	return a
+}
+
+func fromZarr(path string) *Array {
 	const name = "from-zarr"
 	z, err := zarr.Open(path)
 	if err != nil {
