@@ -35,9 +35,9 @@ import (
 // (which counts partly empty spans too).
 //
 // Client: the live heap that Get holds beyond the caller's graph, per
-// task: send-B/task while the encoded messages exist (sched.Plan,
-// newJob, messages), run-B/task once they are sent (the job while it
-// waits for its outputs), and events-B/task the latter with per-task
+// task: send-B/task while the encoded task list exists (sched.Plan,
+// newJob, encode; Get builds one message at a time from it as it sends),
+// run-B/task once it is sent (the job while it waits for its outputs), and events-B/task the latter with per-task
 // callbacks (sched.Tracker and its bookkeeping). graph-B/task is the
 // caller's graph itself, for comparison.
 func BenchmarkSchedulerMemoryPerTask(b *testing.B) {
@@ -138,13 +138,13 @@ func wireJob(b *testing.B, n int, tokens bool) ([][]byte, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	msgs, err := j.messages(0, "memory")
+	enc, err := j.encode(0, "memory")
 	if err != nil {
 		b.Fatal(err)
 	}
-	wire := make([][]byte, len(msgs))
-	for k, m := range msgs {
-		if wire[k], err = proto.Marshal(m); err != nil {
+	wire := make([][]byte, enc.count())
+	for k := range wire {
+		if wire[k], err = proto.Marshal(enc.message(k)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -198,7 +198,7 @@ func clientMemory(b *testing.B, n int, tokens, events bool) (graphBytes, send, r
 	if err != nil {
 		b.Fatal(err)
 	}
-	msgs, err := j.messages(0, "memory")
+	enc, err := j.encode(0, "memory")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -206,8 +206,7 @@ func clientMemory(b *testing.B, n int, tokens, events bool) (graphBytes, send, r
 		b.Fatalf("job.events = %v, want %v", j.events, events)
 	}
 	a1, _ := liveHeap()
-	runtime.KeepAlive(msgs)
-	msgs = nil
+	runtime.KeepAlive(enc)
 	a2, _ := liveHeap()
 	runtime.KeepAlive(j)
 	runtime.KeepAlive(g)
