@@ -86,15 +86,16 @@ func newLeafPlan(n int) leafPlan {
 	return p
 }
 
-// combine adds the leaf sums as the plan's recursion does: a post-order
-// walk with a stack of pending left halves (at most log2(planMax/56)+2).
-func combine(sums []float32, comb []uint8) float32 {
+// combine adds the leaf sums sums[0], sums[step], ... as the plan's
+// recursion does: a post-order walk with a stack of pending left halves
+// (at most log2(planMax/56)+2).
+func combine(sums []float32, step int, comb []uint8) float32 {
 	var st [32]float32
 	sp := 0
-	for i, v := range sums {
-		st[sp] = v
+	for i, c := range comb {
+		st[sp] = sums[i*step]
 		sp++
-		for c := comb[i]; c > 0; c-- {
+		for ; c > 0; c-- {
 			sp--
 			st[sp-1] += st[sp]
 		}
@@ -117,14 +118,22 @@ const maxPlans = 4
 
 // AddRowSumsU16 adds to dst[r], for each r < len(dst), the pairwise sum
 // of src[r*n : (r+1)*n] converted to float32: the value nd.Reduce(Sum)
-// gives for that row of the converted tile, added into dst[r]. It panics
-// (a programmer error) when src holds fewer than len(dst)·n elements or
-// n is negative.
+// gives for that row of the converted tile, added into dst[r]. Rows are
+// summed four at a time, side by side. It panics (a programmer error)
+// when src holds fewer than len(dst)·n elements or n is negative.
 func (s *RowSummer) AddRowSumsU16(dst []float32, src []uint16, n int) {
 	if n < 0 || (n > 0 && len(dst) > len(src)/n) {
 		panic(fmt.Sprintf("kern: AddRowSumsU16: %d rows of %d from %d elements", len(dst), n, len(src)))
 	}
-	for r := range dst {
+	r := 0
+	for ; r+4 <= len(dst); r += 4 {
+		v := s.pairwise4(src[r*n:r*n+4*n], n, 0, n)
+		dst[r] += v[0]
+		dst[r+1] += v[1]
+		dst[r+2] += v[2]
+		dst[r+3] += v[3]
+	}
+	for ; r < len(dst); r++ {
 		dst[r] += s.pairwise(src[r*n : r*n+n])
 	}
 }
@@ -143,7 +152,28 @@ func (s *RowSummer) pairwise(x []uint16) float32 {
 	p := s.plan(n)
 	sums := s.sums[:len(p.lens)]
 	leafSums(x, p.lens, sums)
-	return combine(sums, p.comb)
+	return combine(sums, 1, p.comb)
+}
+
+// pairwise4 returns the pairwise sums of the runs x[j*stride+lo:][:n] for
+// j < 4: pairwise's recursion, four rows at each step.
+func (s *RowSummer) pairwise4(x []uint16, stride, lo, n int) [4]float32 {
+	if n > planMax {
+		n2 := n / 2
+		n2 -= n2 % 8
+		a := s.pairwise4(x, stride, lo, n2)
+		b := s.pairwise4(x, stride, lo+n2, n-n2)
+		return [4]float32{a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]}
+	}
+	p := s.plan(n)
+	sums := s.sums[:4*len(p.lens)]
+	leafSums4(x[lo:], stride, p.lens, sums)
+	return [4]float32{
+		combine(sums[0:], 4, p.comb),
+		combine(sums[1:], 4, p.comb),
+		combine(sums[2:], 4, p.comb),
+		combine(sums[3:], 4, p.comb),
+	}
 }
 
 // plan returns the plan for runs of n, building it when it is not kept.
@@ -158,19 +188,19 @@ func (s *RowSummer) plan(n int) *leafPlan {
 	}
 	s.plans = append(s.plans, newLeafPlan(n))
 	p := &s.plans[len(s.plans)-1]
-	if cap(s.sums) < len(p.lens) {
-		s.sums = make([]float32, len(p.lens))
+	if cap(s.sums) < 4*len(p.lens) {
+		s.sums = make([]float32, 4*len(p.lens))
 	}
 	return p
 }
 
-// leafSumsGo sets out[i] to the sum of leaf i of x (leaves of lens[i]
-// elements, one after the other): eight interleaved accumulators over the
-// longest prefix whose length is a multiple of 8, combined as
+// leafSumsGo sets out[i*step] to the sum of leaf i of x (leaves of
+// lens[i] elements, one after the other): eight interleaved accumulators
+// over the longest prefix whose length is a multiple of 8, combined as
 // ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the tail added in order. The
 // accumulators start from zero rather than from the first eight values:
 // 0 + v is v for every float32 of a uint16.
-func leafSumsGo(x []uint16, lens []int32, out []float32) {
+func leafSumsGo(x []uint16, lens []int32, out []float32, step int) {
 	pos := 0
 	for i, l := range lens {
 		leaf := x[pos : pos+int(l)]
@@ -192,6 +222,14 @@ func leafSumsGo(x []uint16, lens []int32, out []float32) {
 		for _, t := range leaf[m:] {
 			v += float32(t)
 		}
-		out[i] = v
+		out[i*step] = v
+	}
+}
+
+// leafSums4Go sets out[4*i+j] to the sum of leaf i of row j, the row
+// starting at x[j*stride].
+func leafSums4Go(x []uint16, stride int, lens []int32, out []float32) {
+	for j := range 4 {
+		leafSumsGo(x[j*stride:], lens, out[j:], 4)
 	}
 }

@@ -17,6 +17,13 @@ func colSumsAVX2(dst *float32, src *uint16, cols, rows, stride int)
 //go:noescape
 func leafSumsAVX2(x *uint16, lens *int32, n int, out *float32)
 
+// leafSums4AVX2 is leafSumsAVX2 for four rows stride bytes apart, the
+// same leaves in each, with four independent accumulators: out[4*i+j] is
+// leaf i of row j.
+//
+//go:noescape
+func leafSums4AVX2(x *uint16, stride int, lens *int32, n int, out *float32)
+
 // useAVX2 says whether the assembly runs; decided once at start-up from
 // the CPU (tests turn it off to run the portable loops on the same data).
 var useAVX2 = cpu.X86.HasAVX2
@@ -35,7 +42,7 @@ func colSumsVec(dst []float32, src []uint16, rows int) int {
 // leafSums sets out[i] to the sum of leaf i of x (see leafSumsGo).
 func leafSums(x []uint16, lens []int32, out []float32) {
 	if !useAVX2 || len(lens) == 0 {
-		leafSumsGo(x, lens, out)
+		leafSumsGo(x, lens, out, 1)
 		return
 	}
 	total := 0
@@ -50,4 +57,25 @@ func leafSums(x []uint16, lens []int32, out []float32) {
 		p = &x[0]
 	}
 	leafSumsAVX2(p, &lens[0], len(lens), &out[0])
+}
+
+// leafSums4 sets out[4*i+j] to the sum of leaf i of row j, where row j is
+// x[j*stride:] (see leafSumsGo).
+func leafSums4(x []uint16, stride int, lens []int32, out []float32) {
+	if !useAVX2 || len(lens) == 0 {
+		leafSums4Go(x, stride, lens, out)
+		return
+	}
+	total := 0
+	for _, l := range lens {
+		total += int(l)
+	}
+	if stride < 0 || 3*stride+total > len(x) || len(out) < 4*len(lens) {
+		panic("kern: leafSums4: leaves beyond the rows")
+	}
+	var p *uint16
+	if len(x) > 0 {
+		p = &x[0]
+	}
+	leafSums4AVX2(p, 2*stride, &lens[0], len(lens), &out[0])
 }

@@ -170,3 +170,94 @@ store:
 leafdone:
 	VZEROUPPER
 	RET
+
+// func leafSums4AVX2(x *uint16, stride int, lens *int32, n int, out *float32)
+//
+// leafSumsAVX2 for four rows at once (rows stride bytes apart, the same
+// leaves in each): four independent accumulators instead of one chain.
+// out[4*i+j] is leaf i of row j. The four horizontal sums are done
+// together: two VHADDPS pair lanes within rows, a third pairs the pairs,
+// and the high half (r4..r7 of each row) is added to the low half, which
+// is ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) per row. Tail values are added
+// one column at a time, four rows side by side.
+TEXT ·leafSums4AVX2(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), AX
+	MOVQ lens+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ out+32(FP), DI
+	LEAQ (SI)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+
+leaf4:
+	TESTQ   CX, CX
+	JZ      leaf4done
+	MOVLQSX (R8), DX
+	MOVQ    DX, BX
+	SHRQ    $3, BX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+
+chunk4:
+	TESTQ     BX, BX
+	JZ        hsum4
+	VPMOVZXWD (SI), Y4
+	VPMOVZXWD (R9), Y5
+	VPMOVZXWD (R10), Y6
+	VPMOVZXWD (R11), Y7
+	VCVTDQ2PS Y4, Y4
+	VCVTDQ2PS Y5, Y5
+	VCVTDQ2PS Y6, Y6
+	VCVTDQ2PS Y7, Y7
+	VADDPS    Y4, Y0, Y0
+	VADDPS    Y5, Y1, Y1
+	VADDPS    Y6, Y2, Y2
+	VADDPS    Y7, Y3, Y3
+	ADDQ      $16, SI
+	ADDQ      $16, R9
+	ADDQ      $16, R10
+	ADDQ      $16, R11
+	DECQ      BX
+	JMP       chunk4
+
+hsum4:
+	VHADDPS      Y1, Y0, Y4 // a01 a23 b01 b23 | a45 a67 b45 b67
+	VHADDPS      Y3, Y2, Y5 // c01 c23 d01 d23 | c45 c67 d45 d67
+	VHADDPS      Y5, Y4, Y6 // a0123 b0123 c0123 d0123 | a4567 b4567 c4567 d4567
+	VEXTRACTF128 $1, Y6, X7
+	VADDPS       X7, X6, X6 // one sum per row
+	ANDQ         $7, DX
+
+tail4:
+	TESTQ     DX, DX
+	JZ        store4
+	MOVWLZX   (SI), AX
+	MOVWLZX   (R9), BX
+	MOVWLZX   (R10), R12
+	MOVWLZX   (R11), R13
+	VMOVD     AX, X8
+	VPINSRD   $1, BX, X8, X8
+	VPINSRD   $2, R12, X8, X8
+	VPINSRD   $3, R13, X8, X8
+	VCVTDQ2PS X8, X8
+	VADDPS    X8, X6, X6
+	ADDQ      $2, SI
+	ADDQ      $2, R9
+	ADDQ      $2, R10
+	ADDQ      $2, R11
+	DECQ      DX
+	JMP       tail4
+
+store4:
+	VMOVUPS X6, (DI)
+	ADDQ    $16, DI
+	ADDQ    $4, R8
+	DECQ    CX
+	JMP     leaf4
+
+leaf4done:
+	VZEROUPPER
+	RET

@@ -143,16 +143,16 @@ func TestAddRowSumsU16(t *testing.T) {
 		lengths = append(lengths, 1000, 1023, 4096, 4099, 16383, 16384, 16385, 16392, 65536, 65537, 100003, 262144+7)
 		for _, kind := range []string{"random", "max", "high"} {
 			for _, n := range lengths {
-				rows := 3
+				rows := 6 // a group of four rows and two single rows
 				if n > 1000 {
-					rows = 2
+					rows = 5
 				}
 				for _, skew := range []int{0, 1} {
 					if n > 300 && skew == 1 && kind != "random" {
 						continue
 					}
 					src := fill(rng, kind, rows*n+skew)[skew:]
-					base := []float32{0.5, 7, 1 << 20}[:rows]
+					base := []float32{0.5, 7, 1 << 20, 3, 1 << 24, 9}[:rows]
 					want := append([]float32(nil), base...)
 					for r, v := range reduceF32(t, src, rows, n, 1) {
 						want[r] += v
@@ -186,8 +186,17 @@ func TestLeafSums(t *testing.T) {
 		got := make([]float32, len(lens))
 		want := make([]float32, len(lens))
 		leafSums(x, lens, got)
-		leafSumsGo(x, lens, want)
+		leafSumsGo(x, lens, want, 1)
 		sameBits(t, kind, got, want)
+		// Four rows 301 elements apart more than the leaves cover (x
+		// is long enough), misaligned.
+		stride := total/4 + 301
+		x4 := fill(rng, kind, 3*stride+total+1)[1:]
+		got4 := make([]float32, 4*len(lens))
+		want4 := make([]float32, 4*len(lens))
+		leafSums4(x4, stride, lens, got4)
+		leafSums4Go(x4, stride, lens, want4)
+		sameBits(t, kind+" 4 rows", got4, want4)
 	}
 }
 
