@@ -159,6 +159,9 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	if c, ok := rd.(io.Closer); ok {
 		defer c.Close()
 	}
+	if h, ok := rd.(frameHinter); ok && rp > 0 {
+		h.hintFrames(frames[rp-1] + 1)
+	}
 	conv := tileConv{dt: ri.Input}
 	for _, bl := range blocks {
 		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
@@ -293,6 +296,13 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 		out.Bufs = append(out.Bufs, st.bufs)
 	}
 	return out, nil
+}
+
+// frameHinter is a TileReader that reads ahead of the frames it is asked
+// for (npyReader): before the first Read, its task tells it one past the
+// last frame it will read, so that it reads nothing beyond.
+type frameHinter interface {
+	hintFrames(end int)
 }
 
 // view returns the Ctx for a tile: nav buffers and aux at rows [k, k+m),

@@ -48,6 +48,12 @@ const (
 // 8 bytes per row read and a buffer of at most rowsChunkBytes plus one
 // matrix row.
 func (f *File) ReadRowsInto(dst []byte, lead, start, count int) error {
+	return f.readRows(dst, lead, start, count, rowsChunkBytes, rowsGapBytes)
+}
+
+// readRows is ReadRowsInto with the chunk and gap sizes as parameters, so
+// that tests reach every path on small files.
+func (f *File) readRows(dst []byte, lead, start, count, chunkBytes, gapBytes int) error {
 	h := f.h
 	if lead < 0 || lead > len(h.Shape) {
 		return &Error{File: f.path, Reason: fmt.Sprintf("ReadRowsInto: %d leading axes of an array of %d", lead, len(h.Shape))}
@@ -73,7 +79,7 @@ func (f *File) ReadRowsInto(dst []byte, lead, start, count int) error {
 	if !h.Fortran || len(h.Shape) <= 1 {
 		return f.readAt(dst, h.DataOffset+int64(start)*int64(elems)*int64(es))
 	}
-	return f.readRowsFortran(dst, nav, sig, start, count)
+	return f.readRowsFortran(dst, nav, sig, start, count, chunkBytes, gapBytes)
 }
 
 func (f *File) readAt(dst []byte, off int64) error {
@@ -98,7 +104,7 @@ type fortranRows struct {
 	segs  [][2]int
 }
 
-func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count int) error {
+func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count, chunkBytes, gapBytes int) error {
 	p := fortranRows{es: f.h.DType.Size(), L: 1, T: 1}
 	for _, d := range nav {
 		p.L *= d
@@ -106,8 +112,8 @@ func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count int) err
 	for _, d := range sig {
 		p.T *= d
 	}
-	p.planColumns(nav, start, count)
-	chunkRows := max(1, rowsChunkBytes/(p.pitch*p.es))
+	p.planColumns(nav, start, count, gapBytes)
+	chunkRows := max(1, chunkBytes/(p.pitch*p.es))
 	chunkRows = min(chunkRows, p.T)
 	var buf []byte
 	if p.dense {
@@ -131,7 +137,7 @@ func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count int) err
 
 // planColumns finds the matrix column of each output row, sorts the rows
 // by it and merges the columns into segments read together.
-func (p *fortranRows) planColumns(nav []int, start, count int) {
+func (p *fortranRows) planColumns(nav []int, start, count, gapBytes int) {
 	// Fortran strides of the nav axes, and the C-order digits of start.
 	fst := make([]int, len(nav))
 	s := 1
@@ -167,7 +173,7 @@ func (p *fortranRows) planColumns(nav []int, start, count int) {
 		p.order[j] = j
 	}
 	slices.SortFunc(p.order, func(a, b int) int { return p.cols[a] - p.cols[b] })
-	gap := max(1, rowsGapBytes/p.es)
+	gap := max(1, gapBytes/p.es)
 	for _, j := range p.order {
 		c := p.cols[j]
 		if n := len(p.segs); n > 0 && c-p.segs[n-1][1] <= gap {
