@@ -2,10 +2,10 @@ package npy
 
 import (
 	"fmt"
-	"syscall"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
