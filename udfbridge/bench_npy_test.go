@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/nd/npy"
@@ -44,11 +46,15 @@ func BenchmarkNPYOrder(b *testing.B) {
 				ctx := context.Background()
 				b.SetBytes(int64(prod(shape) * 4))
 				b.ReportAllocs()
+				cpu0 := processCPU()
 				for b.Loop() {
 					if _, err := Run(ctx, ds, []UDF{&SumSigUDF{}, &SumUDF{}}, append(opts, WithScheduler(sched.Threaded{}))...); err != nil {
 						b.Fatal(err)
 					}
 				}
+				// CPU time of the process per op, all threads: on a loaded
+				// machine the wall time also counts waiting for a core.
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
@@ -73,4 +79,13 @@ func npyBenchFile(shape []int, fortran bool) (string, error) {
 		return "", err
 	}
 	return path, os.Rename(path+".tmp", path)
+}
+
+// processCPU returns the user and system CPU time of the process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

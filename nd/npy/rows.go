@@ -20,23 +20,28 @@ import (
 // reading a 20 MB file of 4-byte runs took 86 s.
 //
 // ReadRowsInto reads the matrix rows in large contiguous pieces instead
-// and transposes them in memory, in two passes. The columns it needs are
-// merged into segments wherever the gap between them is under
-// rowsGapBytes (reading the gap costs less than a syscall), so that a
-// range of nav indices that covers most of the nav makes each chunk of
-// matrix rows one ReadAt of up to rowsChunkBytes. The first pass
-// transposes each chunk into the output rows, 8×8 elements at a time,
-// leaving each output row's sig elements in Fortran order; the second
-// turns each output row's sig to C order through a one-row buffer (a 2-d
-// transpose for a 2-d sig, nothing for a 1-d one). A single pass writing
-// C order straight from the chunk was the first version: consecutive
-// matrix rows then land a frame-width apart in the output, and it ran at
-// 3 to 5 ns an element against 1.5 to 2 for both passes.
+// and transposes them in memory. The columns it needs are merged into
+// segments wherever the gap between them is under rowsGapBytes (reading
+// the gap costs less than a syscall), so that a range of nav indices that
+// covers most of the nav makes each chunk of matrix rows one ReadAt of up
+// to rowsChunkBytes. A chunk holds whole slabs of the last sig axis (the
+// file's slowest, the output's fastest), sixteen at a time where they
+// fit, so that the transpose writes each output row in runs of sixteen
+// consecutive elements (a cache line of float32), reading sixteen matrix
+// rows a slab apart for them.
+//
+// Two earlier versions were slower: scattering each matrix row, in file
+// order, into every output row wrote elements a frame-width apart and ran
+// at 3 to 5 ns an element; transposing chunks into the output rows with
+// the sig left in Fortran order, then reordering each row's sig through
+// a one-row buffer, took two passes over the output (1.5 to 2 ns). A
+// chunk smaller than one slab (a sig whose all-but-last axes hold more
+// than rowsChunkBytes of the needed columns) takes the first, slow way.
 
 const (
 	rowsChunkBytes = 4 << 20  // bytes of matrix rows read and transposed at a time
 	rowsGapBytes   = 16 << 10 // a gap between needed columns read rather than skipped
-	rowsSub        = 512      // matrix rows of a chunk transposed together
+	rowsRun        = 16       // consecutive output elements written at a time
 )
 
 // ReadRowsInto reads rows [start, start+count) of the array seen as
@@ -116,7 +121,22 @@ func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count, chunkBy
 		p.T *= d
 	}
 	p.planColumns(nav, start, count, gapBytes)
-	chunkRows := max(1, chunkBytes/(p.pitch*p.es))
+	// Matrix rows per slab (all sig axes but the last) and per chunk.
+	w := 1
+	if len(sig) > 0 {
+		w = sig[len(sig)-1]
+	}
+	slab := p.T / w
+	rowBytes := p.pitch * p.es
+	slabs := chunkBytes / (slab * rowBytes)
+	aligned := slabs >= 1
+	chunkRows := max(1, chunkBytes/rowBytes)
+	if aligned {
+		if slabs >= rowsRun {
+			slabs -= slabs % rowsRun
+		}
+		chunkRows = slabs * slab
+	}
 	chunkRows = min(chunkRows, p.T)
 	var buf []byte
 	if p.dense {
@@ -126,8 +146,8 @@ func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count, chunkBy
 		buf = make([]byte, chunkRows*p.pitch*p.es)
 	}
 	tr := transposerFor(dst, buf, p.es)
-	var k, q []int // the byte-wise path's matrix rows and their C-order sig indices
-	if tr == nil {
+	var k, q []int // matrix rows of a chunk and their C-order sig indices
+	if tr == nil || !aligned {
 		k, q = make([]int, chunkRows), make([]int, chunkRows)
 	}
 	base := f.h.DataOffset
@@ -136,15 +156,16 @@ func (f *File) readRowsFortran(dst []byte, nav, sig []int, start, count, chunkBy
 		if err := p.read(f, buf, base, m0, m1); err != nil {
 			return err
 		}
-		if tr == nil {
+		switch {
+		case tr != nil && aligned:
+			tr.slabs(&p, sig, slab, m0/slab, m1/slab)
+		case tr != nil:
+			fortranOrder(k[:m1-m0], q[:m1-m0], sig, m0)
+			tr.scatter(&p, k[:m1-m0], q[:m1-m0])
+		default:
 			fortranOrder(k[:m1-m0], q[:m1-m0], sig, m0)
 			scatterBytes(dst, buf, &p, k[:m1-m0], q[:m1-m0])
-			continue
 		}
-		tr.chunk(&p, m0, m1)
-	}
-	if tr != nil && len(sig) > 1 {
-		tr.sigToC(&p, sig)
 	}
 	return nil
 }
@@ -283,16 +304,16 @@ func cStrides(shape []int) []int {
 	return cst
 }
 
-// A transposer does the two passes for one item size on typed views of
-// the output and the chunk buffer.
+// A transposer moves a chunk's elements into the output rows for one
+// item size, on typed views of the output and the chunk buffer.
 type transposer interface {
-	chunk(p *fortranRows, m0, m1 int)
-	sigToC(p *fortranRows, sig []int)
+	slabs(p *fortranRows, sig []int, slab, x0, x1 int)
+	scatter(p *fortranRows, k, q []int)
 }
 
 // transposerFor returns the transposer of item size es over dst and buf,
 // or nil when there is none (an unusual size, or memory not aligned for
-// it): the byte-wise path then writes C order directly.
+// it): the byte-wise scatter then copies element by element.
 func transposerFor(dst, buf []byte, es int) transposer {
 	switch es {
 	case 1:
@@ -320,119 +341,95 @@ func newTransposer[T any](dst, buf []byte) transposer {
 	return &typedTransposer[T]{d, b}
 }
 
-// chunk is the first pass over matrix rows [m0, m1) in the buffer: sig
-// element m of output row j (Fortran order) is element pos[j] of buffer
-// row m-m0. Output rows are taken eight at a time in file order (so that
-// they read neighbouring elements of a buffer row) and rowsSub matrix
-// rows at a time, eight by eight: each step reads eight buffer rows and
-// writes eight consecutive elements of eight output rows.
-func (t *typedTransposer[T]) chunk(p *fortranRows, m0, m1 int) {
+// slabs transposes a chunk of slabs [x0, x1) of the last sig axis (slab
+// matrix rows each): for each index of the other sig axes, in C order,
+// and each run of up to rowsRun consecutive slabs, every output row gets
+// the run's elements, read from matrix rows a slab apart at the row's
+// column.
+func (t *typedTransposer[T]) slabs(p *fortranRows, sig []int, slab, x0, x1 int) {
 	dst, buf, pitch := t.dst, t.buf, p.pitch
-	var outAt, srcAt [8]int
-	for s0 := m0; s0 < m1; s0 += rowsSub {
-		s1 := min(s0+rowsSub, m1)
-		for b := 0; b < len(p.order); b += 8 {
-			blk := p.order[b:min(b+8, len(p.order))]
-			for i, j := range blk {
-				outAt[i], srcAt[i] = j*p.T, p.pos[j]
-			}
-			oa, sa := outAt[:len(blk)], srcAt[:len(blk)]
-			m := s0
-			for ; m+8 <= s1; m += 8 {
-				k := (m - m0) * pitch
-				for i, o := range oa {
-					s := k + sa[i]
-					d := dst[o+m : o+m+8 : o+m+8]
+	w := 1
+	if len(sig) > 0 {
+		w = sig[len(sig)-1]
+	}
+	other := sig[:max(len(sig)-1, 0)]
+	outAt := make([]int, len(p.order))
+	srcAt := make([]int, len(p.order))
+	for i, j := range p.order {
+		outAt[i], srcAt[i] = j*p.T, p.pos[j]
+	}
+	st := slab * pitch // buffer elements from one slab to the next
+	idx := make([]int, len(other))
+	fst := make([]int, len(other)) // Fortran strides of the other axes
+	f := 1
+	for i, d := range other {
+		fst[i] = f
+		f *= d
+	}
+	fo, co := 0, 0 // Fortran index among the other axes, C index of the run's row
+	for {
+		for xs := x0; xs < x1; xs += rowsRun {
+			g := min(rowsRun, x1-xs)
+			row := (fo + (xs-x0)*slab) * pitch
+			qo := co*w + xs
+			if g == rowsRun {
+				for i, o := range outAt {
+					s := row + srcAt[i]
+					d := dst[o+qo : o+qo+rowsRun : o+qo+rowsRun]
 					d[0] = buf[s]
-					d[1] = buf[s+pitch]
-					d[2] = buf[s+2*pitch]
-					d[3] = buf[s+3*pitch]
-					d[4] = buf[s+4*pitch]
-					d[5] = buf[s+5*pitch]
-					d[6] = buf[s+6*pitch]
-					d[7] = buf[s+7*pitch]
+					d[1] = buf[s+st]
+					d[2] = buf[s+2*st]
+					d[3] = buf[s+3*st]
+					d[4] = buf[s+4*st]
+					d[5] = buf[s+5*st]
+					d[6] = buf[s+6*st]
+					d[7] = buf[s+7*st]
+					s += 8 * st
+					d[8] = buf[s]
+					d[9] = buf[s+st]
+					d[10] = buf[s+2*st]
+					d[11] = buf[s+3*st]
+					d[12] = buf[s+4*st]
+					d[13] = buf[s+5*st]
+					d[14] = buf[s+6*st]
+					d[15] = buf[s+7*st]
+				}
+				continue
+			}
+			for i, o := range outAt {
+				s := row + srcAt[i]
+				d := dst[o+qo : o+qo+g]
+				for x := range d {
+					d[x] = buf[s+x*st]
 				}
 			}
-			for ; m < s1; m++ {
-				k := (m - m0) * pitch
-				for i, o := range oa {
-					dst[o+m] = buf[k+sa[i]]
-				}
-			}
 		}
-	}
-}
-
-// sigToC is the second pass: each output row's sig, in Fortran order
-// after the first, is copied to a one-row buffer and written back in C
-// order.
-func (t *typedTransposer[T]) sigToC(p *fortranRows, sig []int) {
-	tmp := make([]T, p.T)
-	for j := range len(t.dst) / p.T {
-		row := t.dst[j*p.T : (j+1)*p.T]
-		copy(tmp, row)
-		if len(sig) == 2 {
-			transpose2(row, tmp, sig[0], sig[1])
-		} else {
-			reverseAxes(row, tmp, sig)
-		}
-	}
-}
-
-// transpose2 sets dst (h rows of w, C order) to the transpose of src (w
-// rows of h): dst[y*w+x] = src[x*h+y], in 8×8 tiles.
-func transpose2[T any](dst, src []T, h, w int) {
-	x0 := 0
-	for ; x0+8 <= w; x0 += 8 {
-		y := 0
-		for ; y+8 <= h; y += 8 {
-			for yy := y; yy < y+8; yy++ {
-				s := x0*h + yy
-				d := dst[yy*w+x0 : yy*w+x0+8 : yy*w+x0+8]
-				d[0] = src[s]
-				d[1] = src[s+h]
-				d[2] = src[s+2*h]
-				d[3] = src[s+3*h]
-				d[4] = src[s+4*h]
-				d[5] = src[s+5*h]
-				d[6] = src[s+6*h]
-				d[7] = src[s+7*h]
-			}
-		}
-		for ; y < h; y++ {
-			for x := x0; x < x0+8; x++ {
-				dst[y*w+x] = src[x*h+y]
-			}
-		}
-	}
-	for ; x0 < w; x0++ {
-		for y := range h {
-			dst[y*w+x0] = src[x0*h+y]
-		}
-	}
-}
-
-// reverseAxes sets dst to src with its axes reversed: src is the
-// Fortran-order layout of shape, dst the C-order one.
-func reverseAxes[T any](dst, src []T, shape []int) {
-	fst := make([]int, len(shape))
-	s := 1
-	for i, d := range shape {
-		fst[i] = s
-		s *= d
-	}
-	idx := make([]int, len(shape))
-	f := 0
-	for q := range dst {
-		dst[q] = src[f]
-		for i := len(shape) - 1; i >= 0; i-- { // next C-order index
+		// Next index of the other axes in C order.
+		i := len(other) - 1
+		for ; i >= 0; i-- {
 			idx[i]++
-			f += fst[i]
-			if idx[i] < shape[i] {
+			fo += fst[i]
+			if idx[i] < other[i] {
 				break
 			}
-			f -= idx[i] * fst[i]
+			fo -= idx[i] * fst[i]
 			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+		co++
+	}
+}
+
+// scatter writes buffer rows k into the output rows at C-order sig
+// indices q: the way for chunks smaller than a slab.
+func (t *typedTransposer[T]) scatter(p *fortranRows, k, q []int) {
+	for n, kn := range k {
+		row := t.buf[kn*p.pitch:]
+		qn := q[n]
+		for _, j := range p.order {
+			t.dst[j*p.T+qn] = row[p.pos[j]]
 		}
 	}
 }
