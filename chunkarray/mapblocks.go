@@ -312,7 +312,7 @@ func checkBlock(fn string, info BlockInfo, out *nd.Array, d nd.DType) (*nd.Array
 	}
 	if !slices.Equal(out.Shape(), want) || out.DType() != d {
 		return nil, &Error{Op: fn, Shapes: [][]int{want, out.Shape()},
-			Reason: fmt.Sprintf("block %v: promised %s, function returned %s", info.Index, d, out.DType())}
+			Reason: fmt.Sprintf("block %v: promised shape %v of %s, function returned shape %v of %s", info.Index, want, d, out.Shape(), out.DType())}
 	}
 	return out, nil
 }

@@ -402,7 +402,10 @@ type fetched struct {
 
 // run sends the job and receives its events until every output is
 // fetched (and, with callbacks, every task reported finished). Every
-// goroutine it starts has exited when it returns.
+// goroutine it starts has exited when it returns. The concerns are one
+// method each: receiving events (receive), acting on one (onEvent),
+// fetching ready outputs (startFetch), and what a fetch's result means
+// (onFetched, with the failure policy in fetchFailure).
 func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) error {
 	// The stream's context has no deadline of its own but is cancelled
 	// with ctx: given ctx's deadline, gRPC would send it to the scheduler,
@@ -410,36 +413,18 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 	// like a lost scheduler.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	r := &jobRun{c: c, j: j, sctx: sctx, evs: make(chan recvd, 1), results: make(chan fetched, 4)}
+	defer r.wg.Wait()
 	defer stop()
 	defer cancel()
-	stream, err := c.sched.Compute(sctx)
-	if err != nil {
+	var err error
+	if r.stream, err = c.sched.Compute(sctx); err != nil {
 		return c.lost(err)
 	}
-	type recvd struct {
-		ev  *pb.ClientEvent
-		err error
-	}
-	evs := make(chan recvd, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			ev, err := stream.Recv()
-			select {
-			case evs <- recvd{ev, err}:
-			case <-sctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	r.wg.Add(1)
+	go r.receive()
 	for _, m := range msgs {
-		if err := stream.Send(m); err != nil {
+		if err := r.stream.Send(m); err != nil {
 			// io.EOF: the scheduler ended the stream, and Recv says
 			// why; otherwise the stream is broken.
 			if err != io.EOF {
@@ -448,139 +433,204 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 			break
 		}
 	}
-
-	var jobID uint64
-	results := make(chan fetched, 4)
-	startFetch := func(addr string, idx []int32) {
-		keys := make([]string, len(idx))
-		for x, t := range idx {
-			keys[x] = string(j.g.Key(int(j.byPrio[t])))
-			j.state[t] = outFetching
-		}
-		id := jobID
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			vals, err := c.data.fetch(sctx, addr, id, keys)
-			select {
-			case results <- fetched{addr, idx, vals, err}:
-			case <-sctx.Done():
-			}
-		}()
-	}
 	for j.left > 0 || (j.events && j.tasks > 0) {
+		var err error
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case r := <-evs:
-			if r.err != nil {
-				return c.lost(r.err)
+		case e := <-r.evs:
+			if e.err != nil {
+				return c.lost(e.err)
 			}
-			ev := r.ev
-			if ev.Job != 0 {
-				jobID = ev.Job
-			}
-			if j.events {
-				for _, te := range ev.Events {
-					j.taskFinished(te.Index, int(te.WorkerId))
-				}
-			}
-			if ev.Error != nil {
-				return j.jobError(ev.Error)
-			}
-			// Fetches from workers the scheduler lost fail now, and
-			// their outputs are asked for again (LostOutput).
-			for _, a := range ev.LostPeers {
-				c.data.dropPeer(a)
-			}
-			// Group the ready outputs by the address they are fetched
-			// from, so that one call fetches all of them.
-			var byAddr map[string][]int32
-			var order []string
-			for _, o := range ev.Outputs {
-				st, ok := j.state[o.Index]
-				if !ok || st != outWaiting || len(o.Addresses) == 0 {
-					continue
-				}
-				a := o.Addresses[0]
-				if byAddr == nil {
-					byAddr = map[string][]int32{}
-				}
-				if _, seen := byAddr[a]; !seen {
-					order = append(order, a)
-				}
-				byAddr[a] = append(byAddr[a], o.Index)
-			}
-			for _, a := range order {
-				startFetch(a, byAddr[a])
-			}
-		case f := <-results:
-			if f.err == nil {
-				for x, t := range f.idx {
-					j.vals[j.byPrio[t]] = f.vals[x]
-					j.state[t] = outDone
-					j.left--
-				}
-				continue
-			}
-			if ctx.Err() != nil {
+			err = r.onEvent(e.ev)
+		case f := <-r.results:
+			if f.err != nil && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			// A value that cannot be sent (its type is not registered
-			// with the codec on the worker, or here) fails the same way
-			// from anywhere and after any recomputation: it is the
-			// task's error, at once, not a loss to recompute forever.
-			var big *ValueTooLargeError
-			if errors.As(f.err, &big) {
-				return big
-			}
-			var ce *valueCodecError
-			if errors.As(f.err, &ce) {
-				t := f.idx[0]
-				for _, x := range f.idx {
-					if string(j.g.Key(int(j.byPrio[x]))) == ce.Key {
-						t = x
-					}
-				}
-				i := int(j.byPrio[t])
-				return &sched.TaskError{Key: j.g.Key(i), Op: opName(j.g.At(i)), Err: ce}
-			}
-			// A key the worker lacks is lost there; the others are
-			// fetched again. Any other failure loses them all: the
-			// worker is probably gone.
-			lost := f.idx
-			var md *MissingDataError
-			if errors.As(f.err, &md) {
-				lost = nil
-				var again []int32
-				for _, t := range f.idx {
-					if string(j.g.Key(int(j.byPrio[t]))) == md.Key {
-						lost = append(lost, t)
-					} else {
-						again = append(again, t)
-					}
-				}
-				if len(lost) == 0 {
-					lost, again = f.idx, nil
-				}
-				if len(again) > 0 {
-					startFetch(f.addr, again)
-				}
-			}
-			m := &pb.ClientMessage{}
-			for _, t := range lost {
-				j.state[t] = outWaiting
-				m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.addr})
-			}
-			if err := stream.Send(m); err != nil && err != io.EOF {
-				return c.lost(err)
-			}
+			err = r.onFetched(f)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	// Done: closing the stream ends the job, and the scheduler frees its
 	// values on the workers.
-	_ = stream.CloseSend()
+	_ = r.stream.CloseSend()
 	return nil
+}
+
+// jobRun is one run of a job: its stream to the scheduler and the fetches
+// of its outputs. Only run's goroutine calls its methods, but receive and
+// the fetches, which report on channels.
+type jobRun struct {
+	c       *Client
+	j       *job
+	sctx    context.Context // the stream's, cancelled when run returns
+	stream  pb.Scheduler_ComputeClient
+	jobID   uint64
+	evs     chan recvd
+	results chan fetched
+	wg      sync.WaitGroup
+}
+
+type recvd struct {
+	ev  *pb.ClientEvent
+	err error
+}
+
+// receive passes the scheduler's events to run until the stream ends.
+func (r *jobRun) receive() {
+	defer r.wg.Done()
+	for {
+		ev, err := r.stream.Recv()
+		select {
+		case r.evs <- recvd{ev, err}:
+		case <-r.sctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// onEvent acts on one event of the scheduler: finished tasks (for the
+// callbacks), the job's error, workers lost, outputs ready to fetch.
+func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
+	j := r.j
+	if ev.Job != 0 {
+		r.jobID = ev.Job
+	}
+	if j.events {
+		for _, te := range ev.Events {
+			j.taskFinished(te.Index, int(te.WorkerId))
+		}
+	}
+	if ev.Error != nil {
+		return j.jobError(ev.Error)
+	}
+	// Fetches from workers the scheduler lost fail now, and their
+	// outputs are asked for again (LostOutput).
+	for _, a := range ev.LostPeers {
+		r.c.data.dropPeer(a)
+	}
+	// Group the ready outputs by the address they are fetched from, so
+	// that one call fetches all of them.
+	var byAddr map[string][]int32
+	var order []string
+	for _, o := range ev.Outputs {
+		st, ok := j.state[o.Index]
+		if !ok || st != outWaiting || len(o.Addresses) == 0 {
+			continue
+		}
+		a := o.Addresses[0]
+		if byAddr == nil {
+			byAddr = map[string][]int32{}
+		}
+		if _, seen := byAddr[a]; !seen {
+			order = append(order, a)
+		}
+		byAddr[a] = append(byAddr[a], o.Index)
+	}
+	for _, a := range order {
+		r.startFetch(a, byAddr[a])
+	}
+	return nil
+}
+
+// startFetch fetches the outputs idx (task indices) from addr; the result
+// comes back on r.results.
+func (r *jobRun) startFetch(addr string, idx []int32) {
+	j := r.j
+	keys := make([]string, len(idx))
+	for x, t := range idx {
+		keys[x] = string(j.g.Key(int(j.byPrio[t])))
+		j.state[t] = outFetching
+	}
+	id := r.jobID
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		vals, err := r.c.data.fetch(r.sctx, addr, id, keys)
+		select {
+		case r.results <- fetched{addr, idx, vals, err}:
+		case <-r.sctx.Done():
+		}
+	}()
+}
+
+// onFetched keeps the values of a successful fetch; after a failed one it
+// fetches again what is still there and tells the scheduler what was
+// lost, or returns the error that ends the job.
+func (r *jobRun) onFetched(f fetched) error {
+	j := r.j
+	if f.err == nil {
+		for x, t := range f.idx {
+			j.vals[j.byPrio[t]] = f.vals[x]
+			j.state[t] = outDone
+			j.left--
+		}
+		return nil
+	}
+	lost, again, err := j.fetchFailure(f)
+	if err != nil {
+		return err
+	}
+	if len(again) > 0 {
+		r.startFetch(f.addr, again)
+	}
+	m := &pb.ClientMessage{}
+	for _, t := range lost {
+		j.state[t] = outWaiting
+		m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.addr})
+	}
+	if err := r.stream.Send(m); err != nil && err != io.EOF {
+		return r.c.lost(err)
+	}
+	return nil
+}
+
+// fetchFailure is the policy for a failed fetch of outputs f.idx: the
+// outputs lost at f.addr (to be recomputed), those to fetch from it
+// again, or the job's error.
+//
+// A value that cannot be sent (its type is not registered with the codec
+// on the worker, or here) fails the same way from anywhere and after any
+// recomputation: it is the task's error at once, not a loss to recompute
+// for ever; so is a value larger than this client accepts. A key the
+// worker lacks is lost there, and the others are fetched again. Any
+// other failure loses them all: the worker is probably gone.
+func (j *job) fetchFailure(f fetched) (lost, again []int32, err error) {
+	var big *ValueTooLargeError
+	if errors.As(f.err, &big) {
+		return nil, nil, big
+	}
+	var ce *valueCodecError
+	if errors.As(f.err, &ce) {
+		t := f.idx[0]
+		for _, x := range f.idx {
+			if string(j.g.Key(int(j.byPrio[x]))) == ce.Key {
+				t = x
+			}
+		}
+		i := int(j.byPrio[t])
+		return nil, nil, &sched.TaskError{Key: j.g.Key(i), Op: opName(j.g.At(i)), Err: ce}
+	}
+	var md *MissingDataError
+	if !errors.As(f.err, &md) {
+		return f.idx, nil, nil
+	}
+	for _, t := range f.idx {
+		if string(j.g.Key(int(j.byPrio[t]))) == md.Key {
+			lost = append(lost, t)
+		} else {
+			again = append(again, t)
+		}
+	}
+	if len(lost) == 0 {
+		return f.idx, nil, nil
+	}
+	return lost, again, nil
 }
 
 // lost maps a broken stream's error: a refused call wraps

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 
@@ -378,5 +379,54 @@ func TestKilledCount(t *testing.T) {
 		if got := killedCount(msg); got != want {
 			t.Errorf("killedCount(%q) = %d, want %d", msg, got, want)
 		}
+	}
+}
+
+// fetchFailure's policy, case by case: a missing key is lost and the
+// rest fetched again; a broken call loses all; a value that cannot be
+// sent or is too large ends the job with an error naming it.
+func TestClientFetchFailurePolicy(t *testing.T) {
+	g := graph.New(3)
+	for _, k := range []graph.Key{"a", "b", "c"} {
+		if err := g.AddTask(k, schedtest.Inc, graph.Lit(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := []graph.Key{"a", "b", "c"}
+	pg, d, want, err := sched.Plan(g, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := newJob(pg, d, want, sched.HooksFrom(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := slices.Clone(j.outputs)
+	keyOf := func(ts []int32) []string {
+		var ks []string
+		for _, x := range ts {
+			ks = append(ks, string(j.g.Key(int(j.byPrio[x]))))
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	const addr = "10.0.0.1:1"
+	lost, again, err := j.fetchFailure(fetched{addr: addr, idx: idx, err: &MissingDataError{Address: addr, Key: "b"}})
+	if err != nil || !slices.Equal(keyOf(lost), []string{"b"}) || !slices.Equal(keyOf(again), []string{"a", "c"}) {
+		t.Errorf("missing b: lost %v, again %v, err %v; want lost [b], again [a c]", keyOf(lost), keyOf(again), err)
+	}
+	lost, again, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: errors.New("connection reset")})
+	if err != nil || len(lost) != 3 || len(again) != 0 {
+		t.Errorf("broken call: lost %v, again %v, err %v; want all three lost", keyOf(lost), keyOf(again), err)
+	}
+	_, _, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: fmt.Errorf("wrapped: %w", &valueCodecError{Address: addr, Key: "c", Err: graph.ErrUnregisteredType})})
+	var te *sched.TaskError
+	if !errors.As(err, &te) || te.Key != "c" || !errors.Is(err, graph.ErrUnregisteredType) {
+		t.Errorf("unencodable c: %v, want a *sched.TaskError for c wrapping graph.ErrUnregisteredType", err)
+	}
+	_, _, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: &ValueTooLargeError{Address: addr, Key: "a", Size: 10, Limit: 5}})
+	var big *ValueTooLargeError
+	if !errors.As(err, &big) || big.Key != "a" {
+		t.Errorf("too large a: %v, want the *ValueTooLargeError", err)
 	}
 }
