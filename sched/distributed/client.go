@@ -188,11 +188,11 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 		return nil, err
 	}
 	if len(j.outputs) > 0 {
-		msgs, err := j.messages(int32(c.opts.Retries), c.opts.Name)
+		enc, err := j.encode(int32(c.opts.Retries), c.opts.Name)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.run(ctx, j, msgs); err != nil {
+		if err := c.run(ctx, j, enc); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
 			}
@@ -201,7 +201,7 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 	}
 	out = make([]any, len(want))
 	for i, w := range want {
-		out[i] = j.vals[j.source[w]]
+		out[i] = j.value(j.source[w])
 	}
 	return out, nil
 }
@@ -220,10 +220,11 @@ type job struct {
 	wanted []bool
 
 	// source[i] is the node whose value node i has: i itself, or the end
-	// of its chain of aliases. vals holds the values of sources that are
-	// literals (known here) and of fetched outputs.
+	// of its chain of aliases: a literal, whose value is in the graph, or
+	// a task, whose value is fetched into vals (by task index). A slice
+	// of values for every node was 16 bytes a node for a few outputs.
 	source []int32
-	vals   []any
+	vals   map[int32]any
 
 	// outputs are the distinct task indices fetched from workers: the
 	// sources of requested nodes that are tasks.
@@ -260,7 +261,7 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 		byPrio: make([]int32, n),
 		wanted: make([]bool, n),
 		source: make([]int32, n),
-		vals:   make([]any, n),
+		vals:   map[int32]any{},
 		state:  map[int32]outputState{},
 		events: cb.PerTask(),
 	}
@@ -271,10 +272,7 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 	for _, i := range j.byPrio {
 		nd := g.At(int(i))
 		j.source[i] = i
-		switch nd.Kind {
-		case graph.KindLiteral:
-			j.vals[i] = nd.Value
-		case graph.KindAlias:
+		if nd.Kind == graph.KindAlias {
 			t, _ := g.Index(nd.Target)
 			j.source[i] = j.source[t]
 		}
@@ -295,6 +293,15 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 		j.initEvents()
 	}
 	return j, nil
+}
+
+// value returns the value of source node s: a literal's, or a fetched
+// task's.
+func (j *job) value(s int32) any {
+	if nd := j.g.At(int(s)); nd.Kind == graph.KindLiteral {
+		return nd.Value
+	}
+	return j.vals[j.prio[s]]
 }
 
 // initEvents prepares the release emulation and finishes the literals,
@@ -349,48 +356,127 @@ func (j *job) taskFinished(t int32, worker int) {
 	j.complete(i)
 }
 
-// messages encodes the job for the scheduler: TaskDefs in task index
-// order, at most about maxMessage bytes per message, then Run in the last.
-// Every node is encoded before anything is sent, so a node that cannot be
-// is an *EncodeError and the scheduler never sees the job.
-func (j *job) messages(retries int32, name string) ([]*pb.ClientMessage, error) {
+// encoded is a job's task list encoded for the scheduler, in task index
+// order: every node's bytes (graph.EncodeNode) one after the other in
+// chunks of arenaChunk bytes (a node of more than a quarter of that in a
+// chunk of its own), found by ref (chunk << 32 | offset; a node ends
+// where the next one starts, or at its chunk's end), and the task
+// indices where each message after the first starts. Its messages are
+// built one at a time as they are sent (message).
+//
+// Building every ClientMessage before sending (the first design) held a
+// TaskDef, a node allocation and a dependency slice per task until the
+// last message was sent: about 210 bytes a task of a reduction tree,
+// for nothing, as a message is no use once sent.
+type encoded struct {
+	j      *job
+	chunks [][]byte
+	ref    []uint64
+	starts []int32 // first task index of messages 1, 2, ...
+	run    *pb.Run
+}
+
+// encode encodes the job for the scheduler: TaskDefs in task index
+// order, at most about maxMessage bytes per message, then Run in the
+// last. Every node is encoded before anything is sent, so a node that
+// cannot be is an *EncodeError and the scheduler never sees the job.
+func (j *job) encode(retries int32, name string) (*encoded, error) {
 	n := j.g.Len()
-	var msgs []*pb.ClientMessage
-	cur := &pb.ClientMessage{}
+	e := &encoded{j: j, ref: make([]uint64, n)}
+	var scratch []byte
 	size := 0
 	for t := 0; t < n; t++ {
 		i := int(j.byPrio[t])
-		nd := j.g.At(i)
 		k := j.g.Key(i)
-		b, err := graph.EncodeNode(nil, nd)
+		b, err := graph.EncodeNode(scratch[:0], j.g.At(i))
 		if err != nil {
 			return nil, &EncodeError{Key: k, Err: err}
 		}
 		if len(b) > maxNode {
 			return nil, &EncodeError{Key: k, Err: fmt.Errorf("%d bytes encoded, more than one message carries (%d)", len(b), maxNode)}
 		}
-		deps := j.d.Of(i)
-		def := &pb.TaskDef{Key: string(k), Node: b, Priority: int64(t)}
-		if len(deps) > 0 {
-			def.Deps = make([]int32, len(deps))
-			for x, dep := range deps {
-				def.Deps[x] = j.prio[dep]
+		if cap(b) <= arenaChunk {
+			scratch = b // reused, unless a large node made it large
+		}
+		c := len(e.chunks) - 1
+		if c < 0 || len(e.chunks[c])+len(b) > cap(e.chunks[c]) {
+			capacity := arenaChunk
+			if len(b) > arenaChunk/4 {
+				capacity = len(b) // its own chunk
 			}
+			e.chunks = append(e.chunks, make([]byte, 0, capacity))
+			c++
 		}
-		if nd.Kind == graph.KindTask && len(nd.Resources) > 0 {
-			def.Resources = nd.Resources
-		}
-		sz := len(b) + len(k) + 5*len(deps) + 16
+		e.ref[t] = uint64(c)<<32 | uint64(len(e.chunks[c]))
+		e.chunks[c] = append(e.chunks[c], b...)
+		sz := len(b) + len(k) + 5*len(j.d.Of(i)) + 16
 		if size > 0 && size+sz > maxMessage {
-			msgs = append(msgs, cur)
-			cur, size = &pb.ClientMessage{}, 0
+			e.starts = append(e.starts, int32(t))
+			size = 0
 		}
-		cur.Tasks = append(cur.Tasks, def)
 		size += sz
 	}
-	cur.Run = &pb.Run{Outputs: j.outputs, Events: j.events, Retries: retries, Name: name}
-	return append(msgs, cur), nil
+	e.run = &pb.Run{Outputs: j.outputs, Events: j.events, Retries: retries, Name: name}
+	return e, nil
 }
+
+// count returns the number of messages.
+func (e *encoded) count() int { return len(e.starts) + 1 }
+
+// node returns task t's encoded node.
+func (e *encoded) node(t int) []byte {
+	c, off := e.ref[t]>>32, int(uint32(e.ref[t]))
+	end := len(e.chunks[c])
+	if t+1 < len(e.ref) && e.ref[t+1]>>32 == c {
+		end = int(uint32(e.ref[t+1]))
+	}
+	return e.chunks[c][off:end:end]
+}
+
+// message builds message m: the TaskDefs of its tasks, over the encoded
+// nodes, and Run in the last.
+func (e *encoded) message(m int) *pb.ClientMessage {
+	j := e.j
+	lo, hi := 0, len(e.ref)
+	if m > 0 {
+		lo = int(e.starts[m-1])
+	}
+	if m < len(e.starts) {
+		hi = int(e.starts[m])
+	}
+	msg := &pb.ClientMessage{Tasks: make([]*pb.TaskDef, hi-lo)}
+	defs := make([]pb.TaskDef, hi-lo)
+	ndeps := 0
+	for t := lo; t < hi; t++ {
+		ndeps += len(j.d.Of(int(j.byPrio[t])))
+	}
+	flat := make([]int32, 0, ndeps)
+	for t := lo; t < hi; t++ {
+		i := int(j.byPrio[t])
+		def := &defs[t-lo]
+		def.Key = string(j.g.Key(i))
+		def.Node = e.node(t)
+		def.Priority = int64(t)
+		if deps := j.d.Of(i); len(deps) > 0 {
+			at := len(flat)
+			for _, dep := range deps {
+				flat = append(flat, j.prio[dep])
+			}
+			def.Deps = flat[at:len(flat):len(flat)]
+		}
+		if nd := j.g.At(i); nd.Kind == graph.KindTask && len(nd.Resources) > 0 {
+			def.Resources = nd.Resources
+		}
+		msg.Tasks[t-lo] = def
+	}
+	if m == len(e.starts) {
+		msg.Run = e.run
+	}
+	return msg
+}
+
+// free drops the encoded nodes, once every message is sent.
+func (e *encoded) free() { e.chunks, e.ref = nil, nil }
 
 // fetched is the result of fetching some outputs from one address.
 type fetched struct {
@@ -406,7 +492,7 @@ type fetched struct {
 // method each: receiving events (receive), acting on one (onEvent),
 // fetching ready outputs (startFetch), and what a fetch's result means
 // (onFetched, with the failure policy in fetchFailure).
-func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) error {
+func (c *Client) run(ctx context.Context, j *job, enc *encoded) error {
 	// The stream's context has no deadline of its own but is cancelled
 	// with ctx: given ctx's deadline, gRPC would send it to the scheduler,
 	// whose end of the stream could expire first and make a deadline look
@@ -423,8 +509,8 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 	}
 	r.wg.Add(1)
 	go r.receive()
-	for _, m := range msgs {
-		if err := r.stream.Send(m); err != nil {
+	for m := range enc.count() {
+		if err := r.stream.Send(enc.message(m)); err != nil {
 			// io.EOF: the scheduler ended the stream, and Recv says
 			// why; otherwise the stream is broken.
 			if err != io.EOF {
@@ -433,6 +519,7 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 			break
 		}
 	}
+	enc.free()
 	for j.left > 0 || (j.events && j.tasks > 0) {
 		var err error
 		select {
@@ -566,7 +653,7 @@ func (r *jobRun) onFetched(f fetched) error {
 	j := r.j
 	if f.err == nil {
 		for x, t := range f.idx {
-			j.vals[j.byPrio[t]] = f.vals[x]
+			j.vals[t] = f.vals[x]
 			j.state[t] = outDone
 			j.left--
 		}

@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -428,5 +429,81 @@ func TestClientFetchFailurePolicy(t *testing.T) {
 	var big *ValueTooLargeError
 	if !errors.As(err, &big) || big.Key != "a" {
 		t.Errorf("too large a: %v, want the *ValueTooLargeError", err)
+	}
+}
+
+// The client's messages say what encoding each node and listing its
+// dependencies by task index says (the oracle, node by node), in task
+// index order, at most about maxMessage bytes a message, Run in the last.
+//
+//	big-0 .. big-2 (300 KiB, 1.5 MiB, 3 MiB literals)   leaf[0] .. leaf[1499]
+//	          \  |  /                                      \  /   \  /
+//	           lens                                        add-1[0] ...  (a tree)
+func TestClientEncodedMessages(t *testing.T) {
+	g, root := addTreeN(3000, false)
+	keys := []graph.Key{root}
+	var refs []graph.Arg
+	for i, size := range []int{300 << 10, 3 << 19, 3 << 20} {
+		k := graph.BlockKey("big", i)
+		if err := g.AddLiteral(k, make([]byte, size)); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, graph.Ref(k))
+	}
+	if err := g.AddTask("lens", lenSum, refs...); err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, "lens")
+	pg, d, want, err := sched.Plan(g, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := newJob(pg, d, want, sched.HooksFrom(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := j.encode(2, "name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []*pb.TaskDef
+	for m := range enc.count() {
+		msg := enc.message(m)
+		size := 0
+		for _, def := range msg.Tasks {
+			size += len(def.Node) + len(def.Key) + 5*len(def.Deps) + 16
+		}
+		if len(msg.Tasks) > 1 && size > maxMessage {
+			t.Errorf("message %d: %d tasks of %d bytes, more than %d", m, len(msg.Tasks), size, maxMessage)
+		}
+		if (msg.Run != nil) != (m == enc.count()-1) {
+			t.Errorf("message %d of %d: Run %v", m, enc.count(), msg.Run)
+		}
+		defs = append(defs, msg.Tasks...)
+	}
+	if enc.count() < 3 {
+		t.Errorf("%d messages, want at least 3 (4.8 MiB of literals)", enc.count())
+	}
+	if len(defs) != pg.Len() {
+		t.Fatalf("%d tasks sent, want %d", len(defs), pg.Len())
+	}
+	for ti, def := range defs {
+		i := int(j.byPrio[ti])
+		wantNode, err := graph.EncodeNode(nil, pg.At(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantDeps []int32
+		for _, dep := range d.Of(i) {
+			wantDeps = append(wantDeps, j.prio[dep])
+		}
+		if def.Key != string(pg.Key(i)) || !bytes.Equal(def.Node, wantNode) || !slices.Equal(def.Deps, wantDeps) || def.Priority != int64(ti) {
+			t.Fatalf("task %d: key %q, %d node bytes, deps %v, priority %d; want %q, %d bytes (equal: %v), %v, %d",
+				ti, def.Key, len(def.Node), def.Deps, def.Priority, pg.Key(i), len(wantNode), bytes.Equal(def.Node, wantNode), wantDeps, ti)
+		}
+	}
+	last := enc.message(enc.count() - 1).Run
+	if last.Retries != 2 || last.Name != "name" || !slices.Equal(last.Outputs, j.outputs) {
+		t.Errorf("Run = %v, want retries 2, name %q, outputs %v", last, "name", j.outputs)
 	}
 }

@@ -206,7 +206,7 @@ func TestServerRefusesUnassignedResults(t *testing.T) {
 	}
 	s.mu.Lock()
 	for _, j := range s.jobs {
-		if x := j.index["x"]; j.who[x].has(r.id) {
+		if x, ok := j.lookupKey("x"); ok && j.holds(x, r.id) {
 			t.Errorf("the rogue is listed as holding x")
 		}
 	}

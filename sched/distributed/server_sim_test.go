@@ -391,10 +391,21 @@ func (c *fakeClient) outputsReady(outs []int32) bool {
 	return true
 }
 
+// jobID returns the job's id, waiting for the scheduler's first event,
+// which carries it: a worker may be sent the job's first tasks before the
+// client has read that event, and a worker's report naming job 0 is
+// ignored (this made the tests that read the id right after a task
+// reached a worker fail now and then).
 func (c *fakeClient) jobID() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.job
+	c.t.Helper()
+	var id uint64
+	eventually(c.t, "the job's id", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		id = c.job
+		return id != 0
+	})
+	return id
 }
 
 func (c *fakeClient) jobError() *pb.JobError {

@@ -66,7 +66,8 @@ func TestServerStateScripted(t *testing.T) {
 	ss.send(t, a2, &pb.WorkerMessage{Done: []*pb.TaskDone{{Job: j.id, Key: key, Nbytes: 8}}})
 	ok("a2 forged a result")
 	ss.s.mu.Lock()
-	st, proc := j.state[j.index[key]], j.proc[j.index[key]]
+	x, _ := j.lookupKey(key)
+	st, proc := j.state[x], j.proc[x]
 	ss.s.mu.Unlock()
 	if st != tsProcessing || proc != b.w.id {
 		t.Fatalf("after a2's forged result for %q: %s on %d, want processing on %d", key, stateNames[st], proc, b.w.id)
@@ -75,7 +76,7 @@ func TestServerStateScripted(t *testing.T) {
 	// Everyone behaves: the job completes.
 	ss.settle(t, nil)
 	ss.s.mu.Lock()
-	holder := j.who[6].first
+	holder := j.who[6]
 	ss.s.mu.Unlock()
 	if holder == 0 || ss.s.byID[holder].gone {
 		t.Fatalf("the output is held by %d, not a live worker", holder)
