@@ -504,3 +504,41 @@ func TestFromZarrChunks(t *testing.T) {
 		t.Errorf("bad axis: %v", err)
 	}
 }
+
+// TestFromNPYFortranThinBlocks reads a Fortran-order file in blocks thin
+// along axis 0 (runs of a few elements a few elements apart, which the
+// reader merges into larger reads) and in blocks cut along every axis,
+// against npy.ReadFile's whole read.
+func TestFromNPYFortranThinBlocks(t *testing.T) {
+	for _, c := range []struct {
+		d     nd.DType
+		shape []int
+	}{
+		{nd.Float32, []int{6, 50, 40}},
+		{nd.Uint16, []int{9, 5, 7, 11}},
+		{nd.Complex128, []int{4, 300, 3}},
+	} {
+		path := filepath.Join(t.TempDir(), "f.npy")
+		if err := npy.WriteFile(path, testArray(t, c.d, c.shape...), true); err != nil {
+			t.Fatal(err)
+		}
+		want, err := npy.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		thin := append([]int{1}, c.shape[1:]...)
+		cut := make([]int, len(c.shape))
+		for i, s := range c.shape {
+			cut[i] = max(1, s/3)
+		}
+		for _, chunks := range [][]int{thin, cut} {
+			got, err := FromNPY(path, chunks).Compute(context.Background(), WithScheduler(sched.Sync{}))
+			if err != nil {
+				t.Fatalf("%v chunks %v: %v", c.shape, chunks, err)
+			}
+			if d := diff(want, got, 0); d != "" {
+				t.Fatalf("%v chunks %v: %s", c.shape, chunks, d)
+			}
+		}
+	}
+}

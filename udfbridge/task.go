@@ -159,6 +159,9 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	if c, ok := rd.(io.Closer); ok {
 		defer c.Close()
 	}
+	if h, ok := rd.(frameHinter); ok && rp > 0 {
+		h.hintFrames(frames[rp-1] + 1)
+	}
 	conv := tileConv{dt: ri.Input}
 	for _, bl := range blocks {
 		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
@@ -174,12 +177,31 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 			if want := append([]int{bl.m}, rg.SigShape...); !slices.Equal(tile.Shape(), want) {
 				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), want)
 			}
+			// A tile of another dtype is converted to the input dtype when
+			// a UDF first needs it: until then, UDFs that sum the tile as
+			// read (rawTileProcessor) take it unconverted. Once converted,
+			// every later UDF gets the converted tile, which an earlier
+			// UDF may have written to.
+			raw := tile
 			if tile.DType() != ri.Input {
-				if tile, err = conv.convert(tile); err != nil {
+				tile = nil
+			}
+			input := func() (*nd.Array, error) {
+				if tile != nil {
+					return tile, nil
+				}
+				t, err := conv.convert(raw)
+				if err != nil {
 					return nil, fmt.Errorf("udfbridge: partition %d: converting frames [%d, %d) to %v: %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, ri.Input, err)
 				}
+				tile = t
+				return tile, nil
 			}
-			whole = tile
+			if anyPart || anyFrame {
+				if whole, err = input(); err != nil {
+					return nil, err
+				}
+			}
 			var dtile *cudaops.Array // the tile on the device, uploaded for the first device UDF
 			tm := m.clone()
 			tm.Slice = &Slice{NavOrigin: origin + bl.k, NavSize: bl.m, SigOrigin: rg.SigStart, SigShape: rg.SigShape}
@@ -192,9 +214,20 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				if err != nil {
 					return nil, err
 				}
+				if tile == nil && !st.onDevice {
+					if done, err := processRaw(st.b.u, c, raw); err != nil {
+						return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile", Err: err}
+					} else if done {
+						continue
+					}
+				}
+				in, err := input()
+				if err != nil {
+					return nil, err
+				}
 				if st.onDevice {
 					if dtile == nil {
-						if dtile, err = dev.putTile(tile); err != nil {
+						if dtile, err = dev.putTile(in); err != nil {
 							return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile (device)", Err: fmt.Errorf("uploading frames [%d, %d): %w", frames[bl.k], frames[bl.k]+bl.m, err)}
 						}
 					}
@@ -206,7 +239,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 					}
 					continue
 				}
-				if err := st.b.u.(TileProcessor).ProcessTile(c, tile); err != nil {
+				if err := st.b.u.(TileProcessor).ProcessTile(c, in); err != nil {
 					return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile", Err: err}
 				}
 			}
@@ -263,6 +296,13 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 		out.Bufs = append(out.Bufs, st.bufs)
 	}
 	return out, nil
+}
+
+// frameHinter is a TileReader that reads ahead of the frames it is asked
+// for (npyReader): before the first Read, its task tells it one past the
+// last frame it will read, so that it reads nothing beyond.
+type frameHinter interface {
+	hintFrames(end int)
 }
 
 // view returns the Ctx for a tile: nav buffers and aux at rows [k, k+m),

@@ -29,8 +29,10 @@ var anything = []string{"*"}
 //	      < chunkarray < udfbridge;  nd (with nd/npy, nd/zarr) is the
 //	second foundation beside graph and imports nothing of tessera;
 //	internal/cudaops sits on nd only, and udfbridge may use it (UDF
-//	backends), as may chunkarray (device reductions); cmd/internal/workloads
-//	serves the commands only.
+//	backends), as may chunkarray (device reductions); internal/kern
+//	(convert-and-reduce kernels on plain slices) imports nothing of
+//	tessera and udfbridge uses it; cmd/internal/workloads serves the
+//	commands only.
 var allowed = map[string][]string{
 	"graph":                {},
 	"optimize":             {"graph"},
@@ -46,8 +48,9 @@ var allowed = map[string][]string{
 	"nd/zarr/blosc":        {},
 	"nd/zarr":              {"nd", "nd/zarr/blosc"},
 	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops"},
-	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops"},
+	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern"},
 	"internal/cudaops":     {"nd"},
+	"internal/kern":        {},
 	"internal/layering":    {},
 	"internal/deploycheck": {},
 	"internal/quickstart":  {},
@@ -65,6 +68,8 @@ var external = map[string][]string{
 	"nd":    {"gonum.org/v1/gonum"},
 	// Storage reads files and may not pull in the engine.
 	"nd/npy": {},
+	// Kernels on slices: the CPU feature flags only.
+	"internal/kern": {"golang.org/x/sys/cpu"},
 	// blosc decodes with the standard library and klauspost/compress only.
 	"nd/zarr/blosc": {"github.com/klauspost/compress"},
 }
