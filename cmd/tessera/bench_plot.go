@@ -211,35 +211,42 @@ func panelPlot(p scalePanel, series []plotSeries) (*plot.Plot, error) {
 	pl.Y.Min, pl.Y.Max = ymin/2, ymax*8
 	pl.Legend.Top = true
 	pl.Legend.Left = true
-	pl.Legend.XOffs, pl.Legend.YOffs = vg.Points(6), -vg.Points(4)
+	pl.Legend.XOffs, pl.Legend.YOffs = vg.Points(6), -vg.Points(10)
 	return pl, nil
 }
 
 // logTicks labels 1, 2 and 5 times the powers of ten between min and
-// max (only the powers when that would be more than eight labels), with
-// unlabelled ticks at the other integers times them.
+// max (only the powers when that would be more than eight labels; the
+// two ends when fewer than two), with unlabelled ticks at the other
+// integers times them.
 func logTicks(min, max float64) []plot.Tick {
 	if !(min > 0) || !(max > min) {
 		return nil
 	}
 	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
-	labelled := []int{1, 2, 5}
-	if n := 3 * (hi - lo); n > 8 {
-		labelled = []int{1}
-	}
 	var ticks []plot.Tick
 	for e := lo; e <= hi; e++ {
 		for m := 1; m <= 9; m++ {
-			v := float64(m) * math.Pow(10, float64(e))
-			if v < min || v > max {
-				continue
+			if v := float64(m) * math.Pow(10, float64(e)); v >= min && v <= max {
+				ticks = append(ticks, plot.Tick{Value: v})
 			}
-			t := plot.Tick{Value: v}
-			if slices.Contains(labelled, m) {
-				t.Label = tickLabel(v)
-			}
-			ticks = append(ticks, t)
 		}
+	}
+	mantissa := func(v float64) int { return int(math.Round(v / math.Pow(10, math.Floor(math.Log10(v)+1e-9)))) }
+	labelled := []int{1, 2, 5}
+	if n := len(slices.DeleteFunc(slices.Clone(ticks), func(t plot.Tick) bool { return !slices.Contains(labelled, mantissa(t.Value)) })); n > 8 {
+		labelled = []int{1}
+	}
+	n := 0
+	for i := range ticks {
+		if slices.Contains(labelled, mantissa(ticks[i].Value)) {
+			ticks[i].Label = tickLabel(ticks[i].Value)
+			n++
+		}
+	}
+	if n < 2 {
+		ticks = append(ticks, plot.Tick{Value: min, Label: strconv.FormatFloat(min, 'g', 2, 64)},
+			plot.Tick{Value: max, Label: strconv.FormatFloat(max, 'g', 2, 64)})
 	}
 	return ticks
 }
