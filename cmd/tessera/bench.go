@@ -27,8 +27,10 @@ import (
 // -child flag, as chunktune does):
 //
 //   - -gc-check runs each workload once under GOGC=100 and once under
-//     GOGC=off, each in a child whose environment says so, and reports both
-//     medians and their ratio. Rejected: debug.SetGCPercent in this
+//     GOGC=off, each in a child whose environment says so (inherited by
+//     the worker processes of a local cluster the child starts), and
+//     reports both medians and their ratio; each child's runtime reports
+//     the setting it got, and bench checks it. Rejected: debug.SetGCPercent in this
 //     process, which would change the collector under the caller's feet
 //     (and under every later workload) and is the library's to leave alone.
 //   - Workloads with a memory bound (the scale group's stream sum) run in
