@@ -61,7 +61,8 @@ func (d *simData) ranOn(key string) []string {
 
 // tnode is a task of a test graph; op is its node bytes: "" (the sum
 // formula), "big" (the same, reported as 1 MiB), "size:N" (reported as N
-// bytes), "fail:N" (fails its first N runs).
+// bytes), "ms:N" (reported as having run for N milliseconds, whatever
+// the machine took), "fail:N" (fails its first N runs).
 type tnode struct {
 	key  string
 	deps []int32
@@ -289,7 +290,13 @@ func (w *fakeWorker) run(c *pb.TaskSpec, reply *pb.WorkerMessage) {
 	if n, ok := strings.CutPrefix(op, "size:"); ok {
 		nbytes, _ = strconv.ParseInt(n, 10, 64)
 	}
-	reply.Done = append(reply.Done, &pb.TaskDone{Job: c.Job, Key: c.Key, Nbytes: nbytes})
+	done := &pb.TaskDone{Job: c.Job, Key: c.Key, Nbytes: nbytes}
+	if n, ok := strings.CutPrefix(op, "ms:"); ok {
+		ms, _ := strconv.ParseInt(n, 10, 64)
+		done.StartUnixNano = 1
+		done.StopUnixNano = 1 + ms*int64(time.Millisecond)
+	}
+	reply.Done = append(reply.Done, done)
 }
 
 // release runs the held tasks that match (all when match is nil).
