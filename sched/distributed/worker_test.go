@@ -428,8 +428,15 @@ func init() {
 func TestWorkerPriorityAndSteal(t *testing.T) {
 	f := startStubSched(t, Security{})
 	_, c := startTestWorker(t, f, WorkerOptions{Threads: 1})
-	// One thread: the blocker runs, the rest queue behind it.
-	c.compute(taskSpec(t, "blocker", graph.Task(schedtest.Sleep, graph.Lit(300), graph.Lit(0)), nil))
+	// One thread: the blocker runs, the rest queue behind it. It waits on
+	// a gate opened after the steal, not for a time: a 300 ms sleep could
+	// end before a loaded machine delivered the steal, and the task to
+	// steal would have run.
+	open := make(chan struct{})
+	gateOpen.Store(&open)
+	openGate := sync.OnceFunc(func() { close(open) })
+	defer openGate()
+	c.compute(taskSpec(t, "blocker", graph.Task(gate, graph.Lit(0)), nil))
 	c.waitHeartbeat(func(h *pb.Heartbeat) bool { return h.Executing == 1 })
 	var specs []*pb.TaskSpec
 	for i, p := range []int64{5, 1, 4, 2, 3, 1} {
@@ -450,6 +457,7 @@ func TestWorkerPriorityAndSteal(t *testing.T) {
 			t.Fatalf("steal replies %v, want %v", m.Stolen, want)
 		}
 	}
+	openGate()
 	r := c.results(6) // the blocker and five left
 	wantOrder := []string{"blocker", "p1-1", "p1-5", "p2-3", "p3-4", "p5-0"}
 	if !reflect.DeepEqual(r.order, wantOrder) {
