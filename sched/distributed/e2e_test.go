@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -220,33 +221,54 @@ func TestKilledWorker(t *testing.T) {
 	}
 }
 
-// TestWorkerJoins adds a worker while a computation that one worker with
-// one thread would take long over runs: the newcomer gets tasks.
+// TestWorkerJoins adds a worker while a computation runs that one
+// worker with one thread cannot finish before it joins: its leaves wait on
+// a gate, opened once the newcomer runs one of them. (The first version
+// summed 40 sleeps of 25 ms and expected the newcomer to take some before
+// the first worker was through them, which a loaded machine need not
+// allow.)
 func TestWorkerJoins(t *testing.T) {
 	c := startCluster(t, ClusterOptions{Workers: 1, ThreadsPerWorker: 1, InProcess: true})
-	g, root, want := sleepSum(40, 25)
+	const n = 40
+	g := graph.New(n + 1)
+	var refs []graph.Arg
+	for i := range n {
+		k := graph.BlockKey("leaf", i)
+		if err := g.AddTask(k, gate, graph.Lit(i)); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, graph.Ref(k))
+	}
+	if err := g.AddTask("sum", schedtest.Add, refs...); err != nil {
+		t.Fatal(err)
+	}
+	open := make(chan struct{})
+	gateOpen.Store(&open)
+	openGate := sync.OnceFunc(func() { close(open) })
+	defer openGate()
 	errc := make(chan error, 1)
 	var got []any
 	go func() {
 		var err error
-		got, err = c.Get(context.Background(), g, []graph.Key{root})
+		got, err = c.Get(context.Background(), g, []graph.Key{"sum"})
 		errc <- err
 	}()
-	for c.Server().Status().Totals.Processing == 0 {
-		select {
-		case err := <-errc:
-			t.Fatalf("finished before a worker could join: %v %v", got, err)
-		case <-time.After(2 * time.Millisecond):
-		}
+	executing := func(w *Worker) bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.executing > 0
 	}
+	eventually(t, "the first worker running a leaf", func() bool { return executing(c.Workers()[0].w) })
 	p, err := c.AddWorker(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	eventually(t, "the newcomer running a leaf", func() bool { return executing(p.w) })
+	openGate()
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	if got[0] != want {
+	if want := n * (n - 1) / 2; got[0] != want {
 		t.Errorf("sum = %v, want %d", got[0], want)
 	}
 	for _, w := range c.Server().Status().Workers {
