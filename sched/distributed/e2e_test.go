@@ -30,6 +30,26 @@ var die graph.Op = &graph.FuncOp{OpName: "distributed_test.e2e_die", Fn: func(co
 
 func init() { graph.Register(die) }
 
+// fileGate returns its second argument once the file named by its first
+// exists (or its context ends): a gate that a test opens for worker
+// processes by creating the file.
+var fileGate graph.Op = &graph.FuncOp{OpName: "distributed_test.e2e_filegate", Fn: func(ctx context.Context, args []any) (any, error) {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if _, err := os.Stat(args[0].(string)); err == nil {
+			return args[1], nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}}
+
+func init() { graph.Register(fileGate) }
+
 // sleepSum is
 //
 //	sleep[0] ... sleep[n-1]     each Sleep(ms, i): i after ms milliseconds
@@ -160,41 +180,68 @@ func TestSchedulerLost(t *testing.T) {
 	}
 }
 
-// TestWorkerKilled kills a worker process while it runs tasks: the lost
-// tasks and values are recomputed on the other, and the result is right.
+// TestWorkerKilled kills a worker process while it holds values and
+// runs tasks: the lost tasks and values are recomputed on the other, and
+// the result is right.
+//
+//	inc[0] ... inc[23]        inc[i] = i+1, at once
+//	  |          |
+//	hold[0] ... hold[23]      inc[i], once the gate file exists
+//	     \      /
+//	       sum
+//
+// The holds keep the job from finishing before the kill, and the incs
+// the victim ran alive in its memory, whatever the machine's speed. (The
+// first version summed 24 sleeps of 40 ms and had to kill the victim
+// after its first task and before the other worker was through them all.)
 func TestWorkerKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
 	c := startCluster(t, ClusterOptions{Workers: 2, ThreadsPerWorker: 2})
-	g, root, want := sleepSum(24, 40)
+	open := filepath.Join(t.TempDir(), "open")
+	const n = 24
+	g := graph.New(2*n + 1)
+	var refs []graph.Arg
+	for i := range n {
+		inc, hold := graph.BlockKey("inc", i), graph.BlockKey("hold", i)
+		if err := g.AddTask(inc, schedtest.Inc, graph.Lit(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.AddTask(hold, fileGate, graph.Lit(open), graph.Ref(inc)); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, graph.Ref(hold))
+	}
+	if err := g.AddTask("sum", schedtest.Add, refs...); err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 1)
 	var got []any
 	go func() {
 		var err error
-		got, err = c.Get(context.Background(), g, []graph.Key{root})
+		got, err = c.Get(context.Background(), g, []graph.Key{"sum"})
 		errc <- err
 	}()
 	victim := c.Workers()[0]
-	for done := false; !done; {
+	eventually(t, "the victim to finish a task", func() bool {
 		for _, w := range c.Server().Status().Workers {
 			if w.Name == victim.Name && w.TasksDone > 0 {
-				done = true
+				return true
 			}
 		}
-		select {
-		case err := <-errc:
-			t.Fatalf("finished before a worker could be killed: %v %v", got, err)
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
+		return false
+	})
 	if err := victim.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(open, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	if got[0] != want {
+	if want := n * (n + 1) / 2; got[0] != want {
 		t.Errorf("sum = %v, want %d", got[0], want)
 	}
 }
