@@ -454,6 +454,44 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// silence makes the scheduler take the live worker called name as
+// silent for d longer than it has been, and runs the periodic checks. With
+// the default WorkerTimeout (10 s) and d beyond it, the tests lose one
+// worker on purpose, while the others, heard from a moment ago, stay
+// however slowly a loaded machine runs the test. (A short WorkerTimeout
+// lost those too when the test process stalled for as long.)
+func silence(t testing.TB, s *Server, name string, d time.Duration) {
+	t.Helper()
+	found := false
+	s.locked("the test's silence", func() {
+		for _, w := range s.live {
+			if w.reg.Name == name {
+				w.lastSeen = w.lastSeen.Add(-d)
+				found = true
+			}
+		}
+		s.checkTimeouts(time.Now())
+	})
+	if !found {
+		t.Fatalf("no live worker called %s", name)
+	}
+}
+
+// waitedNoWorker makes the scheduler take every task parked for want of a
+// worker as parked d earlier than it was, and runs the periodic checks:
+// the failure WorkerTimeout brings, without a WorkerTimeout short enough
+// to lose the live workers of a stalled test process.
+func waitedNoWorker(s *Server, d time.Duration) {
+	s.locked("the test's wait for workers", func() {
+		for _, j := range s.jobs {
+			for k := range j.noWorker {
+				j.noWorker[k].since = j.noWorker[k].since.Add(-d)
+			}
+		}
+		s.checkTimeouts(time.Now())
+	})
+}
+
 func newTestServer(t testing.TB, o SchedulerOptions) *Server {
 	t.Helper()
 	if o.Logger == nil {
