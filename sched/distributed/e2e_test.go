@@ -125,7 +125,7 @@ func TestSecurity(t *testing.T) {
 	t.Run("worker with a foreign CA", func(t *testing.T) {
 		w, err := StartWorker(context.Background(), WorkerOptions{
 			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1,
-			Security: CertSecurity(foreign, "s3cret"), ConnectTimeout: 2 * time.Second,
+			Security: CertSecurity(foreign, "s3cret"), ConnectTimeout: hangGuard,
 		})
 		if err == nil {
 			w.Close()
@@ -144,7 +144,7 @@ func TestSecurity(t *testing.T) {
 		noToken := sec
 		noToken.Token = ""
 		w, err := StartWorker(context.Background(), WorkerOptions{
-			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1, Security: noToken, ConnectTimeout: 2 * time.Second,
+			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1, Security: noToken, ConnectTimeout: hangGuard,
 		})
 		if err == nil {
 			w.Close()

@@ -273,7 +273,7 @@ func startTestWorker(t testing.TB, f *stubSched, opts WorkerOptions) (*Worker, *
 		opts.Logger = quietLogger()
 	}
 	if opts.ConnectTimeout == 0 {
-		opts.ConnectTimeout = 5 * time.Second
+		opts.ConnectTimeout = hangGuard
 	}
 	w, err := StartWorker(context.Background(), opts)
 	if err != nil {
@@ -621,7 +621,7 @@ func TestWorkerSpills(t *testing.T) {
 func TestWorkerToken(t *testing.T) {
 	f := startStubSched(t, Security{Token: "right"})
 	for _, tok := range []string{"", "wrong"} {
-		_, err := StartWorker(context.Background(), WorkerOptions{Scheduler: f.addr, Security: Security{Token: tok}, Logger: quietLogger(), ConnectTimeout: 5 * time.Second})
+		_, err := StartWorker(context.Background(), WorkerOptions{Scheduler: f.addr, Security: Security{Token: tok}, Logger: quietLogger(), ConnectTimeout: hangGuard})
 		if !errors.Is(err, ErrUnauthenticated) {
 			t.Fatalf("token %q: got %v, want ErrUnauthenticated", tok, err)
 		}
