@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"reflect"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
@@ -811,5 +814,48 @@ func TestWorkerRerunsTaskSentAgainAtOnce(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("the task sent again ran %d times in all, want 2 (results %v)", n, r.order)
+	}
+}
+
+// refusingSched refuses every worker session at once, as the scheduler
+// does a worker whose token or certificate role is wrong.
+type refusingSched struct {
+	pb.UnimplementedSchedulerServer
+}
+
+func (refusingSched) Connect(grpc.BidiStreamingServer[pb.WorkerMessage, pb.SchedulerMessage]) error {
+	return status.Error(codes.PermissionDenied, "refused a peer whose certificate is for another role")
+}
+
+// A refusal that reaches the worker before its Register went out is a
+// refusal, not a broken stream: Send returns io.EOF, and hello asks Recv
+// for the scheduler's status. The test waits until the refusal has
+// arrived (a Send returns io.EOF) before hello sends, the order a loaded
+// machine produced now and then.
+func TestHelloAfterRefusal(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	pb.RegisterSchedulerServer(srv, refusingSched{})
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	stream, err := pb.NewSchedulerClient(dialTest(t, lis.Addr().String(), Security{})).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(hangGuard); ; time.Sleep(time.Millisecond) {
+		if err := stream.Send(&pb.WorkerMessage{}); err == io.EOF {
+			break
+		} else if err != nil || time.Now().After(deadline) {
+			t.Fatalf("the refusal did not arrive: %v", err)
+		}
+	}
+	_, err = hello(stream, &pb.Register{Name: "w"})
+	if status.Code(err) != codes.PermissionDenied || !errors.Is(unauthenticated(err), ErrUnauthenticated) {
+		t.Fatalf("hello after a refusal: %v, want PermissionDenied (ErrUnauthenticated)", err)
 	}
 }
