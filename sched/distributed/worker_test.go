@@ -781,7 +781,7 @@ func TestWorkerRerunsTaskSentAgainAtOnce(t *testing.T) {
 	fail := taskSpec(t, "fail", graph.Task(schedtest.Fail), nil)
 	marker := taskSpec(t, "marker", graph.Task(schedtest.Inc, graph.Lit(1)), nil)
 	var once sync.Once
-	testHookTaskRan = func(key string) {
+	hook := func(key string) {
 		if key != "fail" {
 			return
 		}
@@ -800,7 +800,8 @@ func TestWorkerRerunsTaskSentAgainAtOnce(t *testing.T) {
 			}
 		})
 	}
-	defer func() { testHookTaskRan = nil }()
+	testHookTaskRan.Store(&hook)
+	defer testHookTaskRan.Store(nil)
 	c.compute(fail)
 	r := c.results(3)
 	if r.failed["fail"] == nil || r.done["marker"] == nil {
