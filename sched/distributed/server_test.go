@@ -137,6 +137,10 @@ func TestServerRootThrottle(t *testing.T) {
 	outs := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
 	eventually(t, "9 roots queued on the scheduler", func() bool { return jobStates(s)["queued"] == 9 })
+	// The scheduler's state changes before its message reaches the
+	// worker: wait for the three there (reading them at once failed
+	// under -race, the message still on its way).
+	eventually(t, "3 roots on the worker", func() bool { r, _, _, _, _ := w.snapshot(); return len(r) >= 3 })
 	rec, _, _, _, _ := w.snapshot()
 	// Lowest priority values first: root-l (1), root-k (2), root-j (3).
 	if want := []string{"root-l", "root-k", "root-j"}; !slices.Equal(rec, want) {
