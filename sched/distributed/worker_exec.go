@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tessera-go/tessera/graph"
@@ -233,8 +234,11 @@ func (w *Worker) nextLocked() *task {
 }
 
 // testHookTaskRan, set only by tests, runs after a runner has run (and
-// reported) a task and before it takes the worker's lock again.
-var testHookTaskRan func(key string)
+// reported) a task and before it takes the worker's lock again. It is an
+// atomic pointer: a test sets and clears it while runners run, with
+// nothing but the network between them (a plain variable was a data race
+// the race detector reported about one run in three).
+var testHookTaskRan atomic.Pointer[func(key string)]
 
 // runner runs queued tasks one at a time until the worker stops.
 func (w *Worker) runner() {
@@ -255,8 +259,8 @@ func (w *Worker) runner() {
 		w.mu.Unlock()
 
 		args = w.runTask(t, args)
-		if testHookTaskRan != nil {
-			testHookTaskRan(t.spec.Key)
+		if hook := testHookTaskRan.Load(); hook != nil {
+			(*hook)(t.spec.Key)
 		}
 
 		w.mu.Lock()
