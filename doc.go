@@ -5,6 +5,8 @@
 //
 //	graph        the task graph as plain data: keys, nodes, ops, the value codec
 //	nd           eager n-d arrays and their kernels (nd/npy, nd/zarr: files)
+//	freelist     the bounded free list of large buffers that a run or a
+//	             worker owns and its tasks find in their context
 //
 //	optimize     graph → graph passes: cull, fuse, inline, order
 //	sched        the Scheduler interface; Sync, Threaded; callbacks

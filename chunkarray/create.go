@@ -338,11 +338,14 @@ func (p *randomP) fill(data any, off int, st, sh []int) error {
 	if len(st) != len(p.Shape) || len(sh) != len(p.Shape) {
 		return fmt.Errorf("%s: block of %d axes in an array of %d", opRandom, len(sh), len(p.Shape))
 	}
-	gstr := nd.CStrides(p.Shape)
+	var gbuf [16]int
+	gstr := cStrides(gbuf[:0], p.Shape)
 	base := 0
 	for i, s := range st {
 		if s < 0 || sh[i] < 0 || s+sh[i] > p.Shape[i] {
-			return fmt.Errorf("%s: block at %v of shape %v outside %v", opRandom, st, sh, p.Shape)
+			// (Copies, so that st and sh do not escape: a fused tile's
+			// region lives on the stack.)
+			return fmt.Errorf("%s: block at %v of shape %v outside %v", opRandom, slices.Clone(st), slices.Clone(sh), p.Shape)
 		}
 		base += s * gstr[i]
 	}
@@ -430,7 +433,8 @@ func fillUniform[T float32 | float64](out []T, seed uint64, lo, hi float64, sh, 
 	// the scaling by 2^-53 could round; keep the two-step form there.
 	s := w * (1.0 / (1 << 53))
 	exact := w == 0 || math.Abs(s) >= 0x1p-1022
-	sh, gstr = collapseRuns(sh, gstr)
+	var b1, b2 [16]int // the collapsed axes, on the stack
+	sh, gstr = collapseRuns(sh, gstr, b1[:0], b2[:0])
 	k := 0
 	nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
 		z := seed + uint64(g+1)*smGamma
@@ -483,8 +487,9 @@ func uniformRun[T float32 | float64](o []T, z uint64, lo, s float64) {
 
 // collapseRuns merges trailing axes that a region covers in C order
 // (strides gstr[i] == sh[i+1]*gstr[i+1]) into one, so that ForEachOffset
-// calls back once per longest contiguous run of global flat indices.
-func collapseRuns(sh, gstr []int) ([]int, []int) {
+// calls back once per longest contiguous run of global flat indices;
+// the collapsed axes are written into the storage of sh2 and st2.
+func collapseRuns(sh, gstr, sh2, st2 []int) ([]int, []int) {
 	n := len(sh)
 	if n < 2 {
 		return sh, gstr
@@ -500,9 +505,25 @@ func collapseRuns(sh, gstr []int) ([]int, []int) {
 	if i == n-2 {
 		return sh, gstr
 	}
-	sh2 := append(slices.Clone(sh[:i+1]), run)
-	st2 := append(slices.Clone(gstr[:i+1]), 1)
+	sh2 = append(append(sh2[:0], sh[:i+1]...), run)
+	st2 = append(append(st2[:0], gstr[:i+1]...), 1)
 	return sh2, st2
+}
+
+// cStrides returns the C strides of shape in st's storage.
+func cStrides(st, shape []int) []int {
+	st = st[:0]
+	for range shape {
+		st = append(st, 0)
+	}
+	s := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = s
+		if shape[i] > 0 {
+			s *= shape[i]
+		}
+	}
+	return st
 }
 
 // fillNormal is fillUniform for the normal distribution.

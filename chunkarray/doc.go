@@ -66,7 +66,7 @@
 // expression: elementwise; constant (Ones, Full, or a selection of one),
 // which becomes a constant of the expression; random, generated in place;
 // or a FromZarr or FromNPY block, read inside the task (a zarr chunk into
-// a pooled buffer). The chunk stage of Sum, Prod, Min, Max, Any, All,
+// a buffer from the run's free list, package freelist). The chunk stage of Sum, Prod, Min, Max, Any, All,
 // Mean, Var and Std fuses with its input the same way (reduceFusedP): the
 // input's expression is reduced tile by tile into the partial. Fused
 // whole-block sums of x, x*x, x**2 or square(x) (x an input, maybe cast)

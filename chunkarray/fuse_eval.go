@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/zarr"
 )
 
 // Blockwise fusion, evaluation side: elemP (a fused elementwise task)
@@ -78,8 +80,8 @@ type elemP struct {
 	D     nd.DType `json:"dtype"`
 }
 
-func (p elemP) run(_ context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(&p, args, opElemwise)
+func (p elemP) run(ctx context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(ctx, &p, args, opElemwise)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +90,9 @@ func (p elemP) run(_ context.Context, args []any) (any, error) {
 }
 
 // block evaluates the whole block of the given shape: into new memory,
-// or with pooled into a buffer from the pool that ev.release gives back
-// (for a consumer inside the same task). Constant blocks come out
-// zero-stride.
+// or with pooled into a buffer from the run's free list that ev.release
+// gives back (for a consumer inside the same task). Constant blocks come
+// out zero-stride.
 func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 	p := ev.p
 	if size(shape) == 0 {
@@ -114,14 +116,7 @@ func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 	var out *nd.Array
 	var err error
 	if pooled {
-		var buf *nd.Array
-		if buf, err = getBuf(p.D, size(shape)); err != nil {
-			return nil, err
-		}
-		ev.pooled = append(ev.pooled, buf)
-		if out, err = buf.Slice(nd.Slice1{Start: 0, Stop: size(shape), Step: 1}); err == nil {
-			out, err = out.Reshape(shape...)
-		}
+		out, err = ev.tb.get(p.D, shape...)
 	} else {
 		out, err = nd.Zeros(p.D, shape...)
 	}
@@ -137,9 +132,9 @@ func (ev *evaluator) block(shape []int, pooled bool) (*nd.Array, error) {
 // tiles evaluates the expression into out (the block's shape and dtype)
 // tile by tile.
 func (ev *evaluator) tiles(out *nd.Array) error {
+	dst := &ev.outHdr
 	return forTiles(out.Shape(), func(sl []nd.Slice1) error {
-		dst, err := out.Slice(sl...)
-		if err != nil {
+		if err := dst.SetSlice(out, sl...); err != nil {
 			return err
 		}
 		r, err := ev.eval(sl, dst)
@@ -216,28 +211,40 @@ type evaluator struct {
 	shape  []int // the output block's
 	ins    []*nd.Array
 	rands  []randBlock
-	files  []*nd.Array // per file node, its block (a zarr chunk in pooled memory)
+	files  []*nd.Array // per file node, its block (a zarr chunk in free-list memory)
 	vals   []*nd.Array
-	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (pooled)
+	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (from tb)
 	consts []*nd.Array // per kConst node, its 0-d value
-	pooled []*nd.Array // buffers to give back to the pool
+	tb     taskBufs    // the buffers taken from the run's free list
+	zs     zarr.Scratch
+
+	// Reused from tile to tile, so that a tile costs no allocation: per
+	// node the header of its value's view, constant-shaped values (Full
+	// nodes) by shape, the tile's shape, the output tile's header, and
+	// a reduction's per-tile partial and its view of the accumulator.
+	hdrs    []nd.Array
+	shapes  [][]int // per node, its broadcast shape
+	fulls   []*nd.Array
+	tshape  []int
+	outHdr  nd.Array
+	part    *nd.Array // flat, the partial's memory
+	partHdr nd.Array
+	accHdr  nd.Array
 }
 
-// release gives the evaluator's pooled buffers back; nothing the
-// evaluator returned may be used afterwards unless it was copied.
+// release gives the evaluator's buffers back to the free list; nothing
+// the evaluator returned may be used afterwards unless it was copied.
 func (ev *evaluator) release() {
-	for _, b := range ev.pooled {
-		putBuf(b)
-	}
-	ev.pooled = nil
+	ev.tb.release()
 	clear(ev.bufs)
 	clear(ev.files)
 }
 
 // newEvaluator decodes the arguments of a fused task (collector.blockArgs)
-// and reads its file nodes' blocks. opName names the task's op in errors;
-// a failed read is a *FusedInputError naming the read.
-func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error) {
+// and reads its file nodes' blocks; its buffers come from the free list
+// of ctx (package freelist). opName names the task's op in errors; a
+// failed read is a *FusedInputError naming the read.
+func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*evaluator, []int, error) {
 	shape, err := argInts(args, 0, opName)
 	if err != nil {
 		return nil, nil, err
@@ -257,7 +264,9 @@ func newEvaluator(p *elemP, args []any, opName string) (*evaluator, []int, error
 		return nil, nil, fmt.Errorf("%s: %d arguments for %d inputs, %d random blocks and %d file blocks", opName, len(args), nin, nrand, nfile)
 	}
 	ev := &evaluator{p: p, shape: shape, ins: make([]*nd.Array, nin), rands: make([]randBlock, nrand), files: make([]*nd.Array, nfile),
-		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes))}
+		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes)),
+		hdrs: make([]nd.Array, len(p.Nodes)), fulls: make([]*nd.Array, len(p.Nodes)), shapes: make([][]int, len(p.Nodes)),
+		tb: taskBufs{fl: freelist.FromContext(ctx)}}
 	if err := ev.decode(args, opName); err != nil {
 		ev.release()
 		return nil, nil, err
@@ -338,18 +347,29 @@ func (ev *evaluator) read(n enode, ints []int) (*nd.Array, error) {
 	return b, nil
 }
 
-// readChunk reads chunk idx of zarr node n into a pooled buffer.
+// readChunk reads chunk idx of zarr node n into a buffer from the free
+// list. A constant chunk (one element, or a missing chunk's fill) is
+// kept out of that buffer, since a constant block may be returned as the
+// task's value.
 func (ev *evaluator) readChunk(n enode, idx []int) (*nd.Array, error) {
 	z, err := n.h.open(n.F)
 	if err != nil {
 		return nil, err
 	}
-	buf, err := getBuf(z.DType(), z.StoredChunkSize())
+	buf, err := ev.tb.get(z.DType(), z.StoredChunkSize())
 	if err != nil {
 		return nil, err
 	}
-	ev.pooled = append(ev.pooled, buf)
-	return z.ReadChunkInto(idx, buf)
+	ev.zs.Buffers = ev.tb.fl
+	c, err := z.ReadChunkWith(idx, buf, &ev.zs)
+	if err != nil || !isConst(c) {
+		return c, err
+	}
+	one, err := first(c)
+	if err != nil {
+		return nil, err
+	}
+	return one.Copy().BroadcastTo(c.Shape()...)
 }
 
 // constant reports whether every input of the expression is constant
@@ -403,17 +423,19 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 	b := ev.bufs[i]
 	if b == nil || b.DType() != d || b.Size() < n {
 		var err error
-		if b, err = getBuf(d, max(n, tileElems)); err != nil {
+		if b, err = ev.tb.get(d, max(n, tileElems)); err != nil {
 			return nil, err
 		}
-		ev.pooled = append(ev.pooled, b)
 		ev.bufs[i] = b
 	}
-	v, err := b.Slice(nd.Slice1{Start: 0, Stop: n, Step: 1})
-	if err != nil {
+	v := &ev.hdrs[i]
+	if err := v.SetSlice(b, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
 		return nil, err
 	}
-	return v.Reshape(shape...)
+	if err := v.SetReshape(v, shape...); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // eval evaluates the expression on region sl of the output block and
@@ -422,10 +444,11 @@ func (ev *evaluator) buffer(i int, d nd.DType, shape []int) (*nd.Array, error) {
 // whose operands are all constant is computed on one element and
 // broadcast: constant inputs stay zero-stride through the expression.
 func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
-	tshape := make([]int, len(sl))
-	for i, s := range sl {
-		tshape[i] = s.Stop - s.Start
+	ev.tshape = ev.tshape[:0]
+	for _, s := range sl {
+		ev.tshape = append(ev.tshape, s.Stop-s.Start)
 	}
+	tshape := ev.tshape
 	last := len(ev.p.Nodes) - 1
 	for i, n := range ev.p.Nodes {
 		var out *nd.Array
@@ -465,13 +488,20 @@ func (ev *evaluator) node(i int, n enode, sl []nd.Slice1, tshape []int, out *nd.
 	case kConst:
 		return ev.consts[i], nil
 	case kIn:
-		return leafView(ev.ins[n.A], sl, ev.shape)
+		return leafViewInto(&ev.hdrs[i], ev.ins[n.A], sl, ev.shape)
 	case kZarr, kNPY:
-		return leafView(ev.files[n.A], sl, ev.shape)
+		return leafViewInto(&ev.hdrs[i], ev.files[n.A], sl, ev.shape)
 	case kRand:
 		return ev.random(i, n, sl)
 	case kFull:
-		return nd.Full(n.S.D, n.S.value(), tshape...)
+		// A zero-stride constant: made again only when the tile's shape
+		// changes (the last tiles of a block).
+		if f := ev.fulls[i]; f != nil && slices.Equal(f.Shape(), tshape) {
+			return f, nil
+		}
+		f, err := nd.Full(n.S.D, n.S.value(), tshape...)
+		ev.fulls[i] = f
+		return f, err
 	case kBin:
 		return ev.binary(i, n, out)
 	case kUn:
@@ -504,9 +534,14 @@ func (ev *evaluator) binary(i int, n enode, out *nd.Array) (*nd.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh, err := nd.BroadcastShapes(op.String(), a.Shape(), b.Shape())
-	if err != nil {
-		return nil, err
+	sh := a.Shape()
+	if !slices.Equal(sh, b.Shape()) {
+		var ok bool
+		if ev.shapes[i], ok = broadcast2(ev.shapes[i], a.Shape(), b.Shape()); !ok {
+			_, err := nd.BroadcastShapes(op.String(), a.Shape(), b.Shape())
+			return nil, err
+		}
+		sh = ev.shapes[i]
 	}
 	if isConst(a) && isConst(b) {
 		return constBinary(op, d, a, b, sh)
@@ -615,8 +650,11 @@ func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
 	if m > nout {
 		return nil, fmt.Errorf("%s: random block of %d axes in a block of %d", opElemwise, m, nout)
 	}
-	rs := make([]int, m)
-	st := make([]int, m)
+	var rbuf, sbuf [16]int
+	rs, st := rbuf[:0], sbuf[:0]
+	for range m {
+		rs, st = append(rs, 0), append(st, 0)
+	}
 	for j := range rs {
 		ax := j + nout - m
 		if rb.shape[j] == 1 && ev.shape[ax] != 1 {
@@ -648,15 +686,15 @@ type reduceFusedP struct {
 	R reduceP `json:"r"`
 }
 
-func (p reduceFusedP) run(_ context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(&p.E, args, opReduceFused)
+func (p reduceFusedP) run(ctx context.Context, args []any) (any, error) {
+	ev, shape, err := newEvaluator(ctx, &p.E, args, opReduceFused)
 	if err != nil {
 		return nil, err
 	}
 	defer ev.release()
 	switch p.R.Kind {
 	case pkMoments:
-		// Mean, Var and Std: the block is evaluated into a pooled buffer
+		// Mean, Var and Std: the block is evaluated into a free-list buffer
 		// (no block of its own, no task) and its moments taken there.
 		b, err := ev.block(shape, true)
 		if err != nil {
@@ -721,7 +759,7 @@ func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape [
 		if err != nil {
 			return err
 		}
-		part, err := nd.Reduce(rp.Op, r, rp.Axes, true)
+		part, err := ev.partial(rp, r)
 		if err != nil {
 			return err
 		}
@@ -743,8 +781,8 @@ func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape [
 				}
 			}
 		}
-		view, err := acc.Slice(asl...)
-		if err != nil {
+		view := &ev.accHdr
+		if err := view.SetSlice(acc, asl...); err != nil {
 			return err
 		}
 		if firstTouch {
@@ -756,6 +794,39 @@ func (ev *evaluator) reduceTiles(rp reduceP, shape []int, red []bool, accShape [
 		return nil, err
 	}
 	return acc, nil
+}
+
+// partial reduces a tile r with rp's op over rp's axes, keeping dims, into
+// the evaluator's partial buffer (nd.ReduceInto: Reduce's values, bit for
+// bit, without a new array per tile), valid until the next call.
+func (ev *evaluator) partial(rp reduceP, r *nd.Array) (*nd.Array, error) {
+	var kbuf [16]int
+	keep := append(kbuf[:0], r.Shape()...)
+	for _, ax := range rp.Axes {
+		if ax < 0 || ax >= len(keep) {
+			return nd.Reduce(rp.Op, r, rp.Axes, true) // its error
+		}
+		keep[ax] = 1
+	}
+	d := nd.ReduceResultType(rp.Op, r.DType())
+	n := size(keep)
+	if ev.part == nil || ev.part.DType() != d || ev.part.Size() < n {
+		var err error
+		if ev.part, err = ev.tb.get(d, max(n, 1)); err != nil {
+			return nil, err
+		}
+	}
+	v := &ev.partHdr
+	if err := v.SetSlice(ev.part, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
+		return nil, err
+	}
+	if err := v.SetReshape(v, keep...); err != nil {
+		return nil, err
+	}
+	if err := nd.ReduceInto(rp.Op, v, r, rp.Axes); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 const opReduceFused = "chunkarray.reduce-fused"

@@ -19,8 +19,8 @@ import (
 // ComputeBlockInto computes block idx of a into dst, which must have the
 // block's shape and a's dtype (any strides; C-contiguous is fastest). A
 // block that a fused elementwise expression or a random generator makes
-// is evaluated straight into dst, tile by tile through pooled tile
-// buffers: no block-sized memory is allocated. Any other block is
+// is evaluated straight into dst, tile by tile through tile buffers from
+// the run's free list: no block-sized memory is allocated. Any other block is
 // computed as Compute computes it (its culled graph, on sched.Sync unless
 // WithScheduler) and copied into dst. a's graph is built on each call:
 // a caller computing many blocks builds it once (Graph) and calls
@@ -102,7 +102,7 @@ func ComputeKeyInto(ctx context.Context, g *graph.Graph, key graph.Key, dst *nd.
 				return err
 			}
 			if args != nil {
-				return elemInto(&o.p, args, dst)
+				return elemInto(ctx, &o.p, args, dst)
 			}
 		}
 	}
@@ -190,8 +190,8 @@ func resolveArgs(ctx context.Context, g *graph.Graph, args []graph.Arg, s sched.
 }
 
 // elemInto evaluates a fused elementwise task straight into dst.
-func elemInto(p *elemP, args []any, dst *nd.Array) error {
-	ev, shape, err := newEvaluator(p, args, opElemwise)
+func elemInto(ctx context.Context, p *elemP, args []any, dst *nd.Array) error {
+	ev, shape, err := newEvaluator(ctx, p, args, opElemwise)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/nd/npy"
@@ -306,7 +307,7 @@ type zarrReadP struct {
 	h    *zarrHandle
 }
 
-func (p zarrReadP) run(_ context.Context, args []any) (any, error) {
+func (p zarrReadP) run(ctx context.Context, args []any) (any, error) {
 	idx, err := argInts(args, 0, opZarrRead)
 	if err != nil {
 		return nil, err
@@ -315,7 +316,9 @@ func (p zarrReadP) run(_ context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return z.ReadChunk(idx)
+	// The chunk is the task's value, in new memory; only the file's
+	// compressed bytes go through the run's free list.
+	return z.ReadChunkWith(idx, nil, &zarr.Scratch{Buffers: freelist.FromContext(ctx)})
 }
 
 // FromZarr returns the zarr array (v2 or v3) stored in the folder path,

@@ -1,47 +1,54 @@
 package chunkarray
 
 import (
-	"math/bits"
-	"sync"
+	"fmt"
+	"math"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/nd"
 )
 
 // Buffers that tasks use only while they run (a fused task's tile
-// buffers, a chunk read straight into a fused reduction) come from pools
-// per dtype and power-of-two size, so that a computation of many blocks
-// allocates (and the kernel zeroes) them once per worker instead of once
-// per block. A pooled buffer never leaves the task that took it: results
-// are always new memory.
+// buffers, a chunk read straight into a fused reduction) come from the
+// run's free list (package freelist: sched gives every task one in its
+// context), so that a computation of many blocks allocates them about
+// once per worker instead of once per block, whatever the garbage
+// collector does. A task takes them through a taskBufs and gives them all
+// back when it ends. A buffer never leaves the task that took it:
+// results are always new memory.
+//
+// Rejected: a sync.Pool per dtype and power of two (the first version).
+// Every collection empties a sync.Pool, and a task that then allocates a
+// fresh block triggers the next one; see package freelist.
 
-const maxPoolClass = 40 // up to 2^40 elements
-
-var ndPools [int(nd.Complex128) + 1][maxPoolClass + 1]sync.Pool
-
-// getBuf returns a 1-d C-contiguous buffer of dtype d with at least n
-// elements (its contents are garbage), and the handle to give back to
-// putBuf.
-func getBuf(d nd.DType, n int) (*nd.Array, error) {
-	c := bits.Len(uint(max(n, 1) - 1))
-	if int(d) < 0 || int(d) >= len(ndPools) || c > maxPoolClass {
-		return nd.Zeros(d, n)
-	}
-	if v := ndPools[d][c].Get(); v != nil {
-		return v.(*nd.Array), nil
-	}
-	return nd.Zeros(d, 1<<c)
+// taskBufs is the buffers one task took from its run's free list (nil:
+// plain allocation).
+type taskBufs struct {
+	fl   *freelist.List
+	held [][]byte
 }
 
-// putBuf gives a buffer from getBuf back; nil is ignored.
-func putBuf(b *nd.Array) {
-	if b == nil {
-		return
+// get returns a C-contiguous buffer of dtype d and the given shape from
+// the list; its contents are garbage. It stays the task's until release.
+func (t *taskBufs) get(d nd.DType, shape ...int) (*nd.Array, error) {
+	n, err := nd.SizeOf(shape)
+	if err != nil {
+		return nil, err
 	}
-	n := b.Size()
-	c := bits.Len(uint(max(n, 1) - 1))
-	d := b.DType()
-	if n != 1<<c || int(d) < 0 || int(d) >= len(ndPools) || c > maxPoolClass {
-		return
+	if !d.Valid() || n > math.MaxInt/d.Size() {
+		return nil, fmt.Errorf("chunkarray: a %v buffer of shape %v", d, shape)
 	}
-	ndPools[d][c].Put(b)
+	b := t.fl.Get(n * d.Size())
+	t.held = append(t.held, b)
+	return nd.ViewBytes(d, b, shape...)
+}
+
+// release gives every buffer back; nothing taken from get may be used
+// afterwards unless it was copied.
+func (t *taskBufs) release() {
+	for i, b := range t.held {
+		t.fl.Put(b)
+		t.held[i] = nil
+	}
+	t.held = t.held[:0]
 }

@@ -166,7 +166,9 @@ func (h *Hasher) text(tag byte, s string) {
 
 // scratch holds the buffers Value encodes into: the table's encoders are
 // called through function values, so a buffer on Value's stack would
-// escape to the heap on every call.
+// escape to the heap on every call. A sync.Pool is kept here, unlike for
+// the block buffers of package freelist: these are 256-byte buffers, and
+// a collection that empties the pool costs one small allocation.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // Value hashes the codec's encoding of v; Tokenizers and Ops, which the

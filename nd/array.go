@@ -296,29 +296,108 @@ func NormalizeSlice(start, stop *int, step int, n int) (Slice1, error) {
 // Slice returns the view of a selected by one Slice1 per axis (missing
 // trailing axes are taken whole).
 func (a *Array) Slice(s ...Slice1) (*Array, error) {
-	if len(s) > len(a.shape) {
-		return nil, &ShapeError{Op: "Slice", Shapes: [][]int{a.shape}, Reason: fmt.Sprintf("%d slices for %d axes", len(s), len(a.shape))}
+	v := &Array{}
+	if err := v.SetSlice(a, s...); err != nil {
+		return nil, err
 	}
-	shape := slices.Clone(a.shape)
-	strides := slices.Clone(a.strides)
+	return v, nil
+}
+
+// SetSlice makes dst the view of a that a.Slice(s...) returns, writing
+// dst's own header (and reusing its shape and strides storage when large
+// enough) instead of allocating a new one: a loop that takes a view per
+// tile into one header allocates nothing. dst is a header its caller owns
+// (new(nd.Array), or one it set before) and that nothing else holds as a
+// value, since arrays are otherwise treated as immutable; dst may be a.
+// On error dst is left unchanged.
+func (dst *Array) SetSlice(a *Array, s ...Slice1) error {
+	if len(s) > len(a.shape) {
+		return &ShapeError{Op: "Slice", Shapes: [][]int{a.shape}, Reason: fmt.Sprintf("%d slices for %d axes", len(s), len(a.shape))}
+	}
 	off := a.offset
 	for ax, sl := range s {
 		n := a.shape[ax]
 		if sl.Step == 0 {
-			return nil, fmt.Errorf("nd: Slice: axis %d: step cannot be zero", ax)
+			return fmt.Errorf("nd: Slice: axis %d: step cannot be zero", ax)
 		}
-		ln := sl.Len()
-		if ln > 0 {
+		if ln := sl.Len(); ln > 0 {
 			last := sl.Start + (ln-1)*sl.Step
 			if sl.Start < 0 || sl.Start >= n || last < 0 || last >= n {
-				return nil, &ShapeError{Op: "Slice", Shapes: [][]int{a.shape}, Reason: fmt.Sprintf("axis %d: %d:%d:%d out of range", ax, sl.Start, sl.Stop, sl.Step)}
+				return &ShapeError{Op: "Slice", Shapes: [][]int{a.shape}, Reason: fmt.Sprintf("axis %d: %d:%d:%d out of range", ax, sl.Start, sl.Stop, sl.Step)}
 			}
 			off += sl.Start * a.strides[ax]
 		}
-		shape[ax] = ln
-		strides[ax] = a.strides[ax] * sl.Step
 	}
-	return a.view(shape, strides, off), nil
+	if dst != a {
+		dst.shape = append(dst.shape[:0], a.shape...)
+		dst.strides = append(dst.strides[:0], a.strides...)
+		dst.dtype, dst.data = a.dtype, a.data
+	}
+	for ax, sl := range s {
+		dst.shape[ax] = sl.Len()
+		dst.strides[ax] *= sl.Step
+	}
+	dst.offset = off
+	return nil
+}
+
+// SetReshape makes dst a view of a with the given shape (one dimension
+// may be -1), as a.Reshape does for a C-contiguous a, writing dst's own
+// header as SetSlice does; a that is not C-contiguous is an error (there
+// is no memory to view without a copy). dst may be a. On error dst is
+// left unchanged.
+func (dst *Array) SetReshape(a *Array, shape ...int) error {
+	if err := checkArrays("Reshape", a); err != nil {
+		return err
+	}
+	infer, known := -1, 1
+	for i, d := range shape {
+		switch {
+		case d == -1 && infer < 0:
+			infer = i
+		case d < 0:
+			return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: "invalid dimension"}
+		default:
+			known *= d
+		}
+	}
+	size := a.Size()
+	inferred := 0
+	if infer >= 0 {
+		if known == 0 || size%known != 0 {
+			return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: fmt.Sprintf("cannot reshape array of size %d", size)}
+		}
+		inferred = size / known
+	} else if known != size {
+		return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: fmt.Sprintf("cannot reshape array of size %d", size)}
+	}
+	if !a.IsCContiguous() {
+		return &ShapeError{Op: "Reshape", Shapes: [][]int{a.shape, slices.Clone(shape)}, Reason: "a view needs a C-contiguous array"}
+	}
+	dst.dtype, dst.data, dst.offset = a.dtype, a.data, a.offset
+	dst.shape = append(dst.shape[:0], shape...)
+	if infer >= 0 {
+		dst.shape[infer] = inferred
+	}
+	dst.strides = setCStrides(dst.strides, dst.shape)
+	return nil
+}
+
+// setCStrides returns the C strides of shape in st's storage (grown if
+// needed).
+func setCStrides(st, shape []int) []int {
+	if cap(st) < len(shape) {
+		st = make([]int, len(shape))
+	}
+	st = st[:len(shape)]
+	s := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = s
+		if shape[i] > 0 {
+			s *= shape[i]
+		}
+	}
+	return st
 }
 
 // Index returns the view of a at position i of axis (the axis disappears).
@@ -563,7 +642,11 @@ func ForEachOffset(shape, strides []int, offset int, fn func(off, n, step int)) 
 		fn(offset, inner, step)
 		return
 	}
-	idx := make([]int, nd-1)
+	var idxBuf [walkDims]int
+	idx := idxBuf[:0]
+	for range nd - 1 {
+		idx = append(idx, 0)
+	}
 	off := offset
 	for {
 		fn(off, inner, step)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -152,6 +153,74 @@ func FromBytes(d DType, shape []int, b []byte, fortran, bigEndian bool) (*Array,
 		strides = FStrides(shape)
 	}
 	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+}
+
+// ViewBytes returns a C-contiguous array of dtype d and the given shape
+// over the first Size·d.Size() bytes of b's memory: shared, not copied,
+// and its elements are whatever bytes b holds (in the host's byte order),
+// so the caller writes every element before anything reads it (a bool
+// element must hold 0 or 1 when read). It is how a buffer from a free
+// list (package freelist) becomes a typed block or tile: b must be
+// aligned for d's Go type (freelist buffers are 8-byte aligned), and
+// whoever owns b must not give it back while the array is in use.
+func ViewBytes(d DType, b []byte, shape ...int) (*Array, error) {
+	if !d.Valid() {
+		return nil, &DTypeError{Text: d.String(), Reason: "invalid dtype"}
+	}
+	n, err := SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if n > len(b)/d.Size() {
+		return nil, &ShapeError{Op: "ViewBytes", Shapes: [][]int{shape},
+			Reason: fmt.Sprintf("%s needs %d bytes, got %d", d, n*d.Size(), len(b))}
+	}
+	var data any
+	switch d {
+	case Bool:
+		data, err = viewAs[bool](b, n)
+	case Int8:
+		data, err = viewAs[int8](b, n)
+	case Int16:
+		data, err = viewAs[int16](b, n)
+	case Int32:
+		data, err = viewAs[int32](b, n)
+	case Int64:
+		data, err = viewAs[int64](b, n)
+	case Uint8:
+		data = b[:n:n]
+	case Uint16:
+		data, err = viewAs[uint16](b, n)
+	case Uint32:
+		data, err = viewAs[uint32](b, n)
+	case Uint64:
+		data, err = viewAs[uint64](b, n)
+	case Float32:
+		data, err = viewAs[float32](b, n)
+	case Float64:
+		data, err = viewAs[float64](b, n)
+	case Complex64:
+		data, err = viewAs[complex64](b, n)
+	case Complex128:
+		data, err = viewAs[complex128](b, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Array{dtype: d, shape: slices.Clone(shape), strides: CStrides(shape), data: data}, nil
+}
+
+// viewAs returns the first n elements of type T in b's memory.
+func viewAs[T Elem](b []byte, n int) ([]T, error) {
+	if n == 0 {
+		return []T{}, nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	var zero T
+	if uintptr(p)%unsafe.Alignof(zero) != 0 {
+		return nil, &ShapeError{Op: "ViewBytes", Reason: fmt.Sprintf("buffer at %#x is not aligned for %T", uintptr(p), zero)}
+	}
+	return unsafe.Slice((*T)(p), n), nil
 }
 
 // AppendBytes appends the elements of a to dst as little-endian raw bytes
@@ -319,6 +388,17 @@ func fillRaw(d DType, shape []int, fortran, bigEndian bool, data any, n int, fil
 	if err := fill(raw); err != nil {
 		return nil, err
 	}
+	fixRaw(d, raw, bigEndian)
+	strides := CStrides(shape)
+	if fortran {
+		strides = FStrides(shape)
+	}
+	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+}
+
+// fixRaw makes raw bytes written as FromBytes reads them values of dtype
+// d in place: bools to 0/1, bytes swapped from the other byte order.
+func fixRaw(d DType, raw []byte, bigEndian bool) {
 	if d == Bool {
 		for i, c := range raw {
 			if c > 1 {
@@ -328,9 +408,26 @@ func fillRaw(d DType, shape []int, fortran, bigEndian bool, data any, n int, fil
 	} else if bigEndian != hostBigEndian {
 		SwapBytes(raw, swapWidth(d))
 	}
-	strides := CStrides(shape)
-	if fortran {
-		strides = FStrides(shape)
+}
+
+// FillRaw is FillBytesInto writing the elements of dst itself, which must
+// be C-contiguous (from any offset): fill receives exactly dst's
+// Size·d.Size() bytes of memory, must write every one of them as
+// FromBytes would read them (C order, little-endian unless bigEndian),
+// and must not keep them. With no new header, a reader that fills a
+// reused tile view allocates nothing. An error from fill is returned as is.
+func FillRaw(dst *Array, bigEndian bool, fill func(dst []byte) error) error {
+	if err := checkArrays("FillRaw", dst); err != nil {
+		return err
 	}
-	return &Array{dtype: d, shape: append([]int{}, shape...), strides: strides, data: data}, nil
+	if !dst.IsCContiguous() {
+		return &ShapeError{Op: "FillRaw", Shapes: [][]int{dst.shape}, Reason: "dst must be C-contiguous"}
+	}
+	sz := dst.dtype.Size()
+	raw := rawBytes(dst.data)[dst.offset*sz : (dst.offset+dst.Size())*sz : (dst.offset+dst.Size())*sz]
+	if err := fill(raw); err != nil {
+		return err
+	}
+	fixRaw(dst.dtype, raw, bigEndian)
+	return nil
 }

@@ -254,8 +254,8 @@ func BinaryResultTypeOf(op BinaryOp, a, b *Array) (DType, error) {
 	if a == nil || b == nil {
 		return Invalid, fmt.Errorf("nd: %s: nil array", op)
 	}
-	ed := binaryEffective(op, a, b)
-	_, ot, err := binaryTypes(op, ed[0], ed[1])
+	da, db := binaryEffective(op, a, b)
+	_, ot, err := binaryTypes(op, da, db)
 	return ot, err
 }
 
@@ -277,8 +277,8 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("nd: %s: nil array", op)
 	}
-	ed := binaryEffective(op, a, b)
-	ct, ot, err := binaryTypes(op, ed[0], ed[1])
+	da, db := binaryEffective(op, a, b)
+	ct, ot, err := binaryTypes(op, da, db)
 	if err != nil {
 		return nil, err
 	}
@@ -304,14 +304,18 @@ func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 	if dst == nil || a == nil || b == nil {
 		return fmt.Errorf("nd: %s: nil array", op)
 	}
-	ed := binaryEffective(op, a, b)
-	ct, ot, err := binaryTypes(op, ed[0], ed[1])
+	da, db := binaryEffective(op, a, b)
+	ct, ot, err := binaryTypes(op, da, db)
 	if err != nil {
 		return err
 	}
-	shape, err := BroadcastShapes(op.String(), a.shape, b.shape)
-	if err != nil {
-		return err
+	shape := a.shape // operands of one shape need no broadcast
+	var shBuf [walkDims]int
+	if !slices.Equal(a.shape, b.shape) {
+		if shape = broadcastShapes2(shBuf[:0], a.shape, b.shape); shape == nil {
+			_, err := BroadcastShapes(op.String(), a.shape, b.shape)
+			return err
+		}
 	}
 	if !slices.Equal(shape, dst.shape) {
 		return &ShapeError{Op: op.String(), Shapes: [][]int{dst.shape, a.shape, b.shape}, Reason: "dst does not have the broadcast shape " + FormatShape(shape)}
@@ -419,16 +423,78 @@ func binaryInto(op BinaryOp, ct DType, dst, a, b *Array) error {
 	if op == Pow && ct.Kind() == 'i' && anyNegative(b) {
 		return fmt.Errorf("nd: %s: %w", op, ErrNegativeIntPower)
 	}
-	av, err := a.BroadcastTo(dst.shape...)
+	// The broadcast views are headers on the stack (for up to walkDims
+	// axes), not BroadcastTo's new arrays.
+	var ast, bst [walkDims]int
+	ah, err := broadcastView(ast[:0], a, dst.shape)
 	if err != nil {
 		return err
 	}
-	bv, err := b.BroadcastTo(dst.shape...)
+	bh, err := broadcastView(bst[:0], b, dst.shape)
 	if err != nil {
 		return err
+	}
+	av, bv := a, b
+	if !slices.Equal(a.shape, dst.shape) {
+		av = &ah
+	}
+	if !slices.Equal(b.shape, dst.shape) {
+		bv = &bh
 	}
 	binaryDispatch(op, dst, av, bv)
 	return nil
+}
+
+// broadcastShapes2 is BroadcastShapes of two shapes written into out's
+// storage; nil when they do not broadcast together.
+func broadcastShapes2(out, a, b []int) []int {
+	n := max(len(a), len(b))
+	out = out[:0]
+	for i := range n {
+		da, db := 1, 1
+		if j := i - (n - len(a)); j >= 0 {
+			da = a[j]
+		}
+		if j := i - (n - len(b)); j >= 0 {
+			db = b[j]
+		}
+		switch {
+		case da == db || db == 1:
+			out = append(out, da)
+		case da == 1:
+			out = append(out, db)
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+// broadcastView returns the view of a broadcast to shape, with its strides
+// in st's storage and shape shared with the caller's (not copied); the
+// zero Array when a has that shape already (no view needed).
+func broadcastView(st []int, a *Array, shape []int) (Array, error) {
+	if slices.Equal(a.shape, shape) {
+		return Array{}, nil
+	}
+	if len(shape) < len(a.shape) {
+		return Array{}, &ShapeError{Op: "BroadcastTo", Shapes: [][]int{a.shape, shape}, Reason: "cannot broadcast to fewer dimensions"}
+	}
+	lead := len(shape) - len(a.shape)
+	st = st[:0]
+	for i := range shape {
+		s := 0
+		if i >= lead {
+			switch d := a.shape[i-lead]; {
+			case d == shape[i]:
+				s = a.strides[i-lead]
+			case d != 1:
+				return Array{}, &ShapeError{Op: "BroadcastTo", Shapes: [][]int{a.shape, shape}, Reason: "operands could not be broadcast together"}
+			}
+		}
+		st = append(st, s)
+	}
+	return Array{dtype: a.dtype, shape: shape, strides: st, offset: a.offset, data: a.data}, nil
 }
 
 func unaryInto(op UnaryOp, ct DType, dst, a *Array) {

@@ -1,5 +1,7 @@
 package nd
 
+import "unsafe"
+
 // The elementwise engine. Operands arrive as views of one shape (broadcast
 // axes have stride 0). walkRuns merges axes that are contiguous in every
 // operand, so a C-contiguous operation is one run and a (1000,1)+(1,1000)
@@ -18,10 +20,20 @@ package nd
 // for three operands of 16-byte elements.
 const blockLen = 512
 
+// maxOps is the most operands walkRuns takes (dst and three inputs).
+const maxOps = 4
+
+// walkDims is the number of axes walkRuns keeps on the stack; more spill
+// to the heap.
+const walkDims = 16
+
 // walkRuns calls fn once per innermost run of the common shape, in C order,
-// with each operand's offset and stride for the run. offs is reused between
-// calls; fn must not keep it.
-func walkRuns(shape []int, strides [][]int, offsets []int, fn func(offs []int, n int, steps []int)) {
+// with each operand's offset and stride for the run (strides and offsets
+// hold len(strides) <= maxOps operands). offs and steps are arrays passed
+// by value, and the axes live in arrays on the stack, so that a walk
+// allocates nothing (the first version passed slices to fn, which escaped
+// through the indirect call: five allocations per elementwise call).
+func walkRuns(shape []int, strides [][]int, offsets []int, fn func(offs [maxOps]int, n int, steps [maxOps]int)) {
 	nops := len(strides)
 	for _, d := range shape {
 		if d == 0 {
@@ -30,10 +42,12 @@ func walkRuns(shape []int, strides [][]int, offsets []int, fn func(offs []int, n
 	}
 	// Drop size-1 axes, then merge axis i into i+1 when every operand
 	// steps over axis i+1 exactly.
-	sh := make([]int, 0, len(shape))
-	st := make([][]int, nops)
-	for k := range st {
-		st[k] = make([]int, 0, len(shape))
+	var shBuf [walkDims]int
+	var stBuf [maxOps][walkDims]int
+	sh := shBuf[:0]
+	var st [maxOps][]int
+	for k := range nops {
+		st[k] = stBuf[k][:0]
 	}
 	for i, d := range shape {
 		if d == 1 {
@@ -60,12 +74,11 @@ func walkRuns(shape []int, strides [][]int, offsets []int, fn func(offs []int, n
 			st[k] = append(st[k], strides[k][i])
 		}
 	}
-	offs := make([]int, nops)
-	copy(offs, offsets)
-	steps := make([]int, nops)
+	var offs, steps, base [maxOps]int
+	copy(offs[:], offsets)
 	nd := len(sh)
 	if nd == 0 {
-		for k := range steps {
+		for k := range nops {
 			steps[k] = 1
 		}
 		fn(offs, 1, steps)
@@ -79,12 +92,14 @@ func walkRuns(shape []int, strides [][]int, offsets []int, fn func(offs []int, n
 		fn(offs, inner, steps)
 		return
 	}
-	idx := make([]int, nd-1)
-	base := make([]int, nops)
-	copy(base, offsets)
+	var idxBuf [walkDims]int
+	idx := idxBuf[:0]
+	for range nd - 1 {
+		idx = append(idx, 0)
+	}
+	copy(base[:], offsets)
 	for {
-		copy(offs, base)
-		fn(offs, inner, steps)
+		fn(base, inner, steps)
 		ax := nd - 2
 		for ; ax >= 0; ax-- {
 			idx[ax]++
@@ -139,13 +154,44 @@ func runBinary[T, O any](k func(d []O, a, b []T), dst, a, b *Array) {
 	dd := dst.data.([]O)
 	ad := a.data.([]T)
 	bd := b.data.([]T)
+	if dst.IsCContiguous() && a.IsCContiguous() && b.IsCContiguous() {
+		// One run, without walkRuns' bookkeeping (nor its allocations):
+		// the case of whole tiles and blocks.
+		n, od, oa, ob := dst.Size(), dst.offset, a.offset, b.offset
+		k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n], bd[ob:ob+n:ob+n])
+		return
+	}
+	// The gather buffers are made at the first strided run (three
+	// allocations): on the stack they would escape through k anyway. A
+	// run of a contiguous operand with a repeated one (x op scalar, a
+	// broadcast row) needs none when dst is of the operands' type and
+	// apart from the contiguous operand: the repeated value is written
+	// into dst's run, which the kernel then reads as that operand (a
+	// kernel may write an operand it reads, as BinaryInto(dst, dst, b)).
 	var abuf, bbuf []T
 	var dbuf []O
-	walkRuns(dst.shape, [][]int{dst.strides, a.strides, b.strides}, []int{dst.offset, a.offset, b.offset}, func(offs []int, n int, steps []int) {
+	dT, sameType := any(dd).([]T)
+	apart := func(x []T) bool {
+		return sameType && (len(x) == 0 || len(dT) == 0 || unsafe.SliceData(x) != unsafe.SliceData(dT))
+	}
+	aApart, bApart := apart(ad), apart(bd)
+	walkRuns(dst.shape, [][]int{dst.strides, a.strides, b.strides}, []int{dst.offset, a.offset, b.offset}, func(offs [maxOps]int, n int, steps [maxOps]int) {
 		od, oa, ob := offs[0], offs[1], offs[2]
 		sd, sa, sb := steps[0], steps[1], steps[2]
 		if sd == 1 && sa == 1 && sb == 1 {
 			k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n], bd[ob:ob+n:ob+n])
+			return
+		}
+		if sd == 1 && sa == 1 && sb == 0 && aApart {
+			d := dT[od : od+n : od+n]
+			fillSlice(d, bd[ob])
+			k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n], d)
+			return
+		}
+		if sd == 1 && sa == 0 && sb == 1 && bApart {
+			d := dT[od : od+n : od+n]
+			fillSlice(d, ad[oa])
+			k(dd[od:od+n:od+n], d, bd[ob:ob+n:ob+n])
 			return
 		}
 		if abuf == nil {
@@ -183,9 +229,14 @@ func runBinary[T, O any](k func(d []O, a, b []T), dst, a, b *Array) {
 func runUnary[T, O any](k func(d []O, a []T), dst, a *Array) {
 	dd := dst.data.([]O)
 	ad := a.data.([]T)
+	if dst.IsCContiguous() && a.IsCContiguous() {
+		n, od, oa := dst.Size(), dst.offset, a.offset
+		k(dd[od:od+n:od+n], ad[oa:oa+n:oa+n])
+		return
+	}
 	var abuf []T
 	var dbuf []O
-	walkRuns(dst.shape, [][]int{dst.strides, a.strides}, []int{dst.offset, a.offset}, func(offs []int, n int, steps []int) {
+	walkRuns(dst.shape, [][]int{dst.strides, a.strides}, []int{dst.offset, a.offset}, func(offs [maxOps]int, n int, steps [maxOps]int) {
 		od, oa := offs[0], offs[1]
 		sd, sa := steps[0], steps[1]
 		if sd == 1 && sa == 1 {
@@ -216,7 +267,7 @@ func runWhere[T any](dst, cond, a, b *Array) {
 	ad := a.data.([]T)
 	bd := b.data.([]T)
 	walkRuns(dst.shape, [][]int{dst.strides, cond.strides, a.strides, b.strides},
-		[]int{dst.offset, cond.offset, a.offset, b.offset}, func(offs []int, n int, steps []int) {
+		[]int{dst.offset, cond.offset, a.offset, b.offset}, func(offs [maxOps]int, n int, steps [maxOps]int) {
 			od, oc, oa, ob := offs[0], offs[1], offs[2], offs[3]
 			sd, sc, sa, sb := steps[0], steps[1], steps[2], steps[3]
 			for i := range n {

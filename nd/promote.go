@@ -169,34 +169,36 @@ func category(d DType) int {
 // give Float32 (there is no float16; beside the float arrays it is promoted
 // with, the two give the same result).
 func minScalarType(s *Array) (DType, bool) {
-	v, _ := s.At()
-	switch x := v.(type) {
-	case bool:
+	// The element read from the backing slice by type (At boxed it in an
+	// interface: an allocation per elementwise call with a scalar).
+	o := s.offset
+	switch x := s.data.(type) {
+	case []bool:
 		return Bool, false
-	case int8:
-		return minInt(int64(x))
-	case int16:
-		return minInt(int64(x))
-	case int32:
-		return minInt(int64(x))
-	case int64:
-		return minInt(x)
-	case uint8:
-		return minUint(uint64(x))
-	case uint16:
-		return minUint(uint64(x))
-	case uint32:
-		return minUint(uint64(x))
-	case uint64:
-		return minUint(x)
-	case float32:
+	case []int8:
+		return minInt(int64(x[o]))
+	case []int16:
+		return minInt(int64(x[o]))
+	case []int32:
+		return minInt(int64(x[o]))
+	case []int64:
+		return minInt(x[o])
+	case []uint8:
+		return minUint(uint64(x[o]))
+	case []uint16:
+		return minUint(uint64(x[o]))
+	case []uint32:
+		return minUint(uint64(x[o]))
+	case []uint64:
+		return minUint(x[o])
+	case []float32:
 		return Float32, false // float16 or float32: no narrower type here
-	case float64:
-		return minFloat(x), false
-	case complex64:
+	case []float64:
+		return minFloat(x[o]), false
+	case []complex64:
 		return Complex64, false
-	case complex128:
-		return minComplex(x), false
+	case []complex128:
+		return minComplex(x[o]), false
 	}
 	return s.dtype, false
 }
@@ -254,21 +256,35 @@ func minComplex(v complex128) DType {
 // operands xs: their own dtypes, except that 0-d operands beside n-d ones
 // count as the smallest dtype holding their value when their kind category
 // is no higher than the n-d operands' (see the package note).
-func effectiveDTypes(xs ...*Array) []DType { return effectiveFor(false, xs...) }
-
-// binaryEffective is effectiveDTypes for op's operands. floor_divide,
-// remainder and power choose their loop by numpy's linear search over the
-// ufunc's loops (the others by np.result_type), in which a non-negative
-// integer scalar that fits the signed type of its size may take that type,
-// and the signed loop of a size comes before the unsigned one: beside a
-// narrower unsigned array the search stops there (uint8 array // 256 is
-// int16 where uint8 array + 256 is uint16).
-func binaryEffective(op BinaryOp, a, b *Array) []DType {
-	return effectiveFor(op == FloorDiv || op == Mod || op == Pow, a, b)
+func effectiveDTypes(xs ...*Array) []DType {
+	return effectiveFor(false, make([]DType, len(xs)), xs...)
 }
 
-func effectiveFor(linear bool, xs ...*Array) []DType {
-	out := make([]DType, len(xs))
+// effectiveDTypesInto is effectiveDTypes writing into out (len(xs) long).
+func effectiveDTypesInto(out []DType, xs ...*Array) []DType {
+	return effectiveFor(false, out, xs...)
+}
+
+// binaryEffective is effectiveDTypes for op's operands a and b, without
+// an allocation. floor_divide, remainder and power choose their loop by
+// numpy's linear search over the ufunc's loops (the others by
+// np.result_type), in which a non-negative integer scalar that fits the
+// signed type of its size may take that type, and the signed loop of a
+// size comes before the unsigned one: beside a narrower unsigned array
+// the search stops there (uint8 array // 256 is int16 where uint8 array
+// + 256 is uint16).
+func binaryEffective(op BinaryOp, a, b *Array) (DType, DType) {
+	if (a.NDim() == 0) == (b.NDim() == 0) {
+		return a.dtype, b.dtype
+	}
+	var buf [2]DType
+	ed := effectiveFor(op == FloorDiv || op == Mod || op == Pow, buf[:], a, b)
+	return ed[0], ed[1]
+}
+
+// effectiveFor writes the effective dtypes of xs into out (len(xs) long);
+// linear selects the loop-search rule of binaryEffective.
+func effectiveFor(linear bool, out []DType, xs ...*Array) []DType {
 	maxArr, maxScal := -1, -1
 	var arrType DType
 	for i, x := range xs {

@@ -122,18 +122,28 @@ func ReduceResultType(op ReduceOp, d DType) DType {
 
 // reduceAxes resolves axes (nil = all) into a per-axis flag.
 func reduceAxes(op string, a *Array, axes []int) ([]bool, error) {
-	red := make([]bool, a.NDim())
-	if axes == nil {
-		for i := range red {
-			red[i] = true
+	return reduceAxesInto(nil, op, a, axes)
+}
+
+// reduceAxesInto is reduceAxes writing the flags into red's storage,
+// with NormalizeAxes' checks (range, repeats) and errors.
+func reduceAxesInto(red []bool, op string, a *Array, axes []int) ([]bool, error) {
+	n := a.NDim()
+	red = red[:0]
+	for range n {
+		red = append(red, axes == nil)
+	}
+	for _, ax := range axes {
+		i := ax
+		if i < 0 {
+			i += n
 		}
-		return red, nil
-	}
-	ax, err := NormalizeAxes(op, axes, a.NDim())
-	if err != nil {
-		return nil, err
-	}
-	for _, i := range ax {
+		if i < 0 || i >= n {
+			return nil, &AxisError{Op: op, Axis: ax, NDim: n}
+		}
+		if red[i] {
+			return nil, fmt.Errorf("nd: %s: repeated axis %d", op, ax)
+		}
 		red[i] = true
 	}
 	return red, nil
@@ -234,14 +244,17 @@ func reduceInto(op ReduceOp, out, a *Array, red []bool, count int) error {
 		}
 		// Start from the first element along the reduced axes, so that
 		// no identity is needed and NaN handling stays in one place.
-		first := a
-		for i := len(red) - 1; i >= 0; i-- {
-			if red[i] {
-				v, _ := first.Index(i, 0)
-				first = v
+		// (A header on the stack: the view at index 0 of each reduced
+		// axis; Index per axis allocated a view each.)
+		var shBuf, stBuf [walkDims]int
+		first := Array{dtype: a.dtype, shape: shBuf[:0], strides: stBuf[:0], offset: a.offset, data: a.data}
+		for i, r := range red {
+			if !r {
+				first.shape = append(first.shape, a.shape[i])
+				first.strides = append(first.strides, a.strides[i])
 			}
 		}
-		convertInto(out.data, first)
+		convertInto(out.data, &first)
 		return minMaxDispatch(op == Max, out, a, red)
 	case Any, All:
 		if op == All {
@@ -254,8 +267,8 @@ func reduceInto(op ReduceOp, out, a *Array, red []bool, count int) error {
 
 // outGeom returns out's strides in a's index space: out's C strides on the
 // kept axes and 0 on the reduced ones (out has the keepdims shape).
-func outGeom(out *Array, red []bool) []int {
-	st := slices.Clone(out.strides)
+func outGeom(st []int, out *Array, red []bool) []int {
+	st = append(st[:0], out.strides...)
 	for i, r := range red {
 		if r {
 			st[i] = 0
@@ -371,16 +384,17 @@ func moments(x *Array, red []bool, keep []int, count int) (mean, m2 *Array, err 
 	x = x.Contiguous()
 	rd := ReduceResultType(Var, x.dtype)
 	sq := alloc(rd, x.shape)
-	p := newPlan(x.shape, x.strides, x.offset, outGeom(mean, red))
+	var p plan
+	p.init(x.shape, x.strides, x.offset, outGeom(nil, mean, red))
 	switch xs := x.data.(type) {
 	case []float32:
-		devSq(sq.data.([]float32), xs, mean.data.([]float32), p)
+		devSq(sq.data.([]float32), xs, mean.data.([]float32), &p)
 	case []float64:
-		devSq(sq.data.([]float64), xs, mean.data.([]float64), p)
+		devSq(sq.data.([]float64), xs, mean.data.([]float64), &p)
 	case []complex64:
-		devSqC(sq.data.([]float32), xs, mean.data.([]complex64), p)
+		devSqC(sq.data.([]float32), xs, mean.data.([]complex64), &p)
 	case []complex128:
-		devSqC(sq.data.([]float64), xs, mean.data.([]complex128), p)
+		devSqC(sq.data.([]float64), xs, mean.data.([]complex128), &p)
 	default:
 		return nil, nil, fmt.Errorf("nd: moments: dtype %s", x.dtype)
 	}

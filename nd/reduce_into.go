@@ -22,16 +22,29 @@ func ReduceInto(op ReduceOp, dst, a *Array, axes []int) error {
 	if op == Var || op == Std {
 		return fmt.Errorf("nd: ReduceInto: %s is not supported (use VarStd)", op)
 	}
-	red, err := reduceAxes(op.String(), a, axes)
+	// Everything below lives on the stack for arrays of up to walkDims
+	// axes: a tile loop calling ReduceInto allocates nothing.
+	var redBuf [walkDims]bool
+	red, err := reduceAxesInto(redBuf[:0], op.String(), a, axes)
 	if err != nil {
 		return err
 	}
-	keep, final, count := reducedShape(a.shape, red, false)
+	var keepBuf, stBuf [walkDims]int
+	keep, count := keepBuf[:0], 1
+	for i, r := range red {
+		if r {
+			keep = append(keep, 1)
+			count *= a.shape[i]
+		} else {
+			keep = append(keep, a.shape[i])
+		}
+	}
 	if want := ReduceResultType(op, a.dtype); dst.dtype != want {
 		return &ShapeError{Op: op.String(), Shapes: [][]int{dst.shape, a.shape},
 			Reason: fmt.Sprintf("dst dtype %s, want %s", dst.dtype, want)}
 	}
-	if !slices.Equal(dst.shape, final) && !slices.Equal(dst.shape, keep) {
+	if !slices.Equal(dst.shape, keep) && !isFinalShape(dst.shape, a.shape, red) {
+		_, final, _ := reducedShape(a.shape, red, false)
 		return &ShapeError{Op: op.String(), Shapes: [][]int{dst.shape, a.shape},
 			Reason: fmt.Sprintf("dst shape %v, want %v", dst.shape, final)}
 	}
@@ -42,11 +55,26 @@ func ReduceInto(op ReduceOp, dst, a *Array, axes []int) error {
 		return &ShapeError{Op: op.String(), Shapes: [][]int{a.shape},
 			Reason: "zero-size array to reduction operation " + op.ufuncName() + " which has no identity"}
 	}
-	out := &Array{dtype: dst.dtype, shape: keep, strides: CStrides(keep), data: dst.data}
+	out := Array{dtype: dst.dtype, shape: keep, strides: setCStrides(stBuf[:0], keep), data: dst.data}
 	n := 1
 	for _, s := range keep {
 		n *= s
 	}
 	clear(rawBytes(dst.data)[:n*dst.dtype.Size()])
-	return reduceInto(op, out, a, red, count)
+	return reduceInto(op, &out, a, red, count)
+}
+
+// isFinalShape reports whether sh is shape without the flagged axes.
+func isFinalShape(sh, shape []int, red []bool) bool {
+	j := 0
+	for i, r := range red {
+		if r {
+			continue
+		}
+		if j >= len(sh) || sh[j] != shape[i] {
+			return false
+		}
+		j++
+	}
+	return j == len(sh)
 }

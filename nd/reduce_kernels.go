@@ -3,7 +3,7 @@ package nd
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // A plan walks an input geometry and an output geometry of the same shape
@@ -16,15 +16,35 @@ import (
 // output. Walking output-major instead (one strided gather per output
 // element) was rejected: it reads memory across rows for axis-0 sums.
 type plan struct {
-	shape, sa, so []int
-	offA          int
+	n                int // axes, in the arrays when n <= walkDims
+	offA             int
+	shape, sa, so    [walkDims]int
+	wShape, wSa, wSo []int // more than walkDims axes (rare): on the heap
 }
 
-func newPlan(shape, sa []int, offA int, so []int) *plan {
-	idx := make([]int, 0, len(shape))
+// dims returns the plan's axes.
+func (p *plan) dims() (shape, sa, so []int) {
+	if p.n > walkDims {
+		return p.wShape, p.wSa, p.wSo
+	}
+	return p.shape[:p.n], p.sa[:p.n], p.so[:p.n]
+}
+
+// init sets p to walk an input of shape and strides sa from offA with an
+// output of strides so. The axes are kept in p's own arrays, so a plan in
+// a local variable costs no allocation; the first version returned a
+// *plan of new slices and sorted with sort.SliceStable: twelve
+// allocations per reduction. (Slices of p's arrays stored in p would make
+// every plan escape to the heap.)
+func (p *plan) init(shape, sa []int, offA int, so []int) {
+	p.offA = offA
+	var idxBuf, shBuf, saBuf, soBuf [walkDims]int
+	idx := idxBuf[:0]
+	psh, psa, pso := shBuf[:0], saBuf[:0], soBuf[:0]
 	for i, n := range shape {
 		if n == 0 {
-			return &plan{shape: []int{0}, sa: []int{0}, so: []int{0}, offA: offA}
+			p.n, p.shape[0], p.sa[0], p.so[0] = 1, 0, 0, 0
+			return
 		}
 		if n != 1 {
 			idx = append(idx, i)
@@ -36,54 +56,70 @@ func newPlan(shape, sa []int, offA int, so []int) *plan {
 		}
 		return x
 	}
-	sort.SliceStable(idx, func(i, j int) bool { return abs(sa[idx[i]]) > abs(sa[idx[j]]) })
-	p := &plan{offA: offA}
+	// Stable insertion sort by decreasing input stride: few axes.
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && abs(sa[idx[j]]) > abs(sa[idx[j-1]]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
 	for _, i := range idx {
-		k := len(p.shape) - 1
-		if k >= 0 && p.sa[k] == sa[i]*shape[i] && p.so[k] == so[i]*shape[i] {
-			p.shape[k] *= shape[i]
-			p.sa[k] = sa[i]
-			p.so[k] = so[i]
+		k := len(psh) - 1
+		if k >= 0 && psa[k] == sa[i]*shape[i] && pso[k] == so[i]*shape[i] {
+			psh[k] *= shape[i]
+			psa[k] = sa[i]
+			pso[k] = so[i]
 			continue
 		}
-		p.shape = append(p.shape, shape[i])
-		p.sa = append(p.sa, sa[i])
-		p.so = append(p.so, so[i])
+		psh = append(psh, shape[i])
+		psa = append(psa, sa[i])
+		pso = append(pso, so[i])
 	}
-	return p
+	p.n = len(psh)
+	if p.n > walkDims {
+		p.wShape, p.wSa, p.wSo = slices.Clone(psh), slices.Clone(psa), slices.Clone(pso)
+		return
+	}
+	copy(p.shape[:], psh)
+	copy(p.sa[:], psa)
+	copy(p.so[:], pso)
 }
 
 // each calls fn once per run along the innermost axis with the run's
 // input and output offsets, its length and both steps.
 func (p *plan) each(fn func(a, o, n, sa, so int)) {
-	nd := len(p.shape)
+	shape, psa, pso := p.dims()
+	nd := len(shape)
 	if nd == 0 {
 		fn(p.offA, 0, 1, 1, 0)
 		return
 	}
-	if p.shape[0] == 0 {
+	if shape[0] == 0 {
 		return
 	}
-	inner := p.shape[nd-1]
-	sai, soi := p.sa[nd-1], p.so[nd-1]
+	inner := shape[nd-1]
+	sai, soi := psa[nd-1], pso[nd-1]
 	if nd == 1 {
 		fn(p.offA, 0, inner, sai, soi)
 		return
 	}
-	idx := make([]int, nd-1)
+	var idxBuf [walkDims]int
+	idx := idxBuf[:0]
+	for range nd - 1 {
+		idx = append(idx, 0)
+	}
 	a, o := p.offA, 0
 	for {
 		fn(a, o, inner, sai, soi)
 		ax := nd - 2
 		for ; ax >= 0; ax-- {
 			idx[ax]++
-			a += p.sa[ax]
-			o += p.so[ax]
-			if idx[ax] < p.shape[ax] {
+			a += psa[ax]
+			o += pso[ax]
+			if idx[ax] < shape[ax] {
 				break
 			}
-			a -= p.sa[ax] * p.shape[ax]
-			o -= p.so[ax] * p.shape[ax]
+			a -= psa[ax] * shape[ax]
+			o -= pso[ax] * shape[ax]
 			idx[ax] = 0
 		}
 		if ax < 0 {
@@ -92,8 +128,10 @@ func (p *plan) each(fn func(a, o, n, sa, so int)) {
 	}
 }
 
-func planFor(out, a *Array, red []bool) *plan {
-	return newPlan(a.shape, a.strides, a.offset, outGeom(out, red))
+// initFor sets p to reduce a over the flagged axes into out.
+func (p *plan) initFor(out, a *Array, red []bool) {
+	var so [walkDims]int
+	p.init(a.shape, a.strides, a.offset, outGeom(so[:0], out, red))
 }
 
 type floats interface{ ~float32 | ~float64 }
@@ -285,54 +323,55 @@ func sumReal[O, T Real](dst []O, src []T, p *plan) {
 // sumDispatch adds a (not bool) into out over the flagged axes. out has
 // the keepdims shape and dtype Sum's or Mean's result type.
 func sumDispatch(out, a *Array, red []bool) error {
-	p := planFor(out, a, red)
+	var p plan
+	p.initFor(out, a, red)
 	switch o := out.data.(type) {
 	case []int64:
 		switch s := a.data.(type) {
 		case []int8:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []int16:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []int32:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []int64:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		default:
 			return errDispatch("sum", a.dtype, out.dtype)
 		}
 	case []uint64:
 		switch s := a.data.(type) {
 		case []uint8:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint16:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint32:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint64:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		default:
 			return errDispatch("sum", a.dtype, out.dtype)
 		}
 	case []float64:
 		switch s := a.data.(type) {
 		case []float64:
-			sumInexact(o, s, p)
+			sumInexact(o, s, &p)
 		case []int8:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []int16:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []int32:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []int64:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint8:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint16:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint32:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		case []uint64:
-			sumReal(o, s, p)
+			sumReal(o, s, &p)
 		default:
 			return errDispatch("sum", a.dtype, out.dtype)
 		}
@@ -341,19 +380,19 @@ func sumDispatch(out, a *Array, red []bool) error {
 		if !ok {
 			return errDispatch("sum", a.dtype, out.dtype)
 		}
-		sumInexact(o, s, p)
+		sumInexact(o, s, &p)
 	case []complex64:
 		s, ok := a.data.([]complex64)
 		if !ok {
 			return errDispatch("sum", a.dtype, out.dtype)
 		}
-		sumInexact(o, s, p)
+		sumInexact(o, s, &p)
 	case []complex128:
 		s, ok := a.data.([]complex128)
 		if !ok {
 			return errDispatch("sum", a.dtype, out.dtype)
 		}
-		sumInexact(o, s, p)
+		sumInexact(o, s, &p)
 	default:
 		return errDispatch("sum", a.dtype, out.dtype)
 	}
@@ -390,42 +429,43 @@ func prodComplex[T complexes](dst, src []T, p *plan) {
 }
 
 func prodDispatch(out, a *Array, red []bool) error {
-	p := planFor(out, a, red)
+	var p plan
+	p.initFor(out, a, red)
 	switch o := out.data.(type) {
 	case []int64:
 		switch s := a.data.(type) {
 		case []int8:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		case []int16:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		case []int32:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		case []int64:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		default:
 			return errDispatch("prod", a.dtype, out.dtype)
 		}
 	case []uint64:
 		switch s := a.data.(type) {
 		case []uint8:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		case []uint16:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		case []uint32:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		case []uint64:
-			prodReal(o, s, p)
+			prodReal(o, s, &p)
 		default:
 			return errDispatch("prod", a.dtype, out.dtype)
 		}
 	case []float32:
-		prodReal(o, a.data.([]float32), p)
+		prodReal(o, a.data.([]float32), &p)
 	case []float64:
-		prodReal(o, a.data.([]float64), p)
+		prodReal(o, a.data.([]float64), &p)
 	case []complex64:
-		prodComplex(o, a.data.([]complex64), p)
+		prodComplex(o, a.data.([]complex64), &p)
 	case []complex128:
-		prodComplex(o, a.data.([]complex128), p)
+		prodComplex(o, a.data.([]complex128), &p)
 	default:
 		return errDispatch("prod", a.dtype, out.dtype)
 	}
@@ -542,32 +582,33 @@ func minMaxComplex[T complexes](isMax bool, dst, src []T, p *plan) {
 }
 
 func minMaxDispatch(isMax bool, out, a *Array, red []bool) error {
-	p := planFor(out, a, red)
+	var p plan
+	p.initFor(out, a, red)
 	switch s := a.data.(type) {
 	case []int8:
-		minMaxReal(isMax, out.data.([]int8), s, p)
+		minMaxReal(isMax, out.data.([]int8), s, &p)
 	case []int16:
-		minMaxReal(isMax, out.data.([]int16), s, p)
+		minMaxReal(isMax, out.data.([]int16), s, &p)
 	case []int32:
-		minMaxReal(isMax, out.data.([]int32), s, p)
+		minMaxReal(isMax, out.data.([]int32), s, &p)
 	case []int64:
-		minMaxReal(isMax, out.data.([]int64), s, p)
+		minMaxReal(isMax, out.data.([]int64), s, &p)
 	case []uint8:
-		minMaxReal(isMax, out.data.([]uint8), s, p)
+		minMaxReal(isMax, out.data.([]uint8), s, &p)
 	case []uint16:
-		minMaxReal(isMax, out.data.([]uint16), s, p)
+		minMaxReal(isMax, out.data.([]uint16), s, &p)
 	case []uint32:
-		minMaxReal(isMax, out.data.([]uint32), s, p)
+		minMaxReal(isMax, out.data.([]uint32), s, &p)
 	case []uint64:
-		minMaxReal(isMax, out.data.([]uint64), s, p)
+		minMaxReal(isMax, out.data.([]uint64), s, &p)
 	case []float32:
-		minMaxReal(isMax, out.data.([]float32), s, p)
+		minMaxReal(isMax, out.data.([]float32), s, &p)
 	case []float64:
-		minMaxReal(isMax, out.data.([]float64), s, p)
+		minMaxReal(isMax, out.data.([]float64), s, &p)
 	case []complex64:
-		minMaxComplex(isMax, out.data.([]complex64), s, p)
+		minMaxComplex(isMax, out.data.([]complex64), s, &p)
 	case []complex128:
-		minMaxComplex(isMax, out.data.([]complex128), s, p)
+		minMaxComplex(isMax, out.data.([]complex128), s, &p)
 	default:
 		return errDispatch("min/max", a.dtype, out.dtype)
 	}
@@ -609,35 +650,36 @@ func anyAllBool(all bool, dst, src []bool, p *plan) {
 }
 
 func anyAllDispatch(all bool, out, a *Array, red []bool) error {
-	p := planFor(out, a, red)
+	var p plan
+	p.initFor(out, a, red)
 	o := out.data.([]bool)
 	switch s := a.data.(type) {
 	case []bool:
-		anyAllBool(all, o, s, p)
+		anyAllBool(all, o, s, &p)
 	case []int8:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []int16:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []int32:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []int64:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []uint8:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []uint16:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []uint32:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []uint64:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []float32:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []float64:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []complex64:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	case []complex128:
-		anyAll(all, o, s, p)
+		anyAll(all, o, s, &p)
 	default:
 		return errDispatch("any/all", a.dtype, out.dtype)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/optimize"
 )
@@ -23,6 +24,13 @@ type ComputeConfig struct {
 	Optimize bool
 	// Callbacks are attached to this computation only.
 	Callbacks []*Callbacks
+	// BufferLimit bounds the bytes of free buffers (block, chunk and tile
+	// memory that tasks give back for the next task) that the run keeps
+	// in its free list (package freelist): 0 lets the scheduler choose
+	// (Sync and Threaded keep two buffers of the largest size asked for
+	// per worker); a negative value keeps none, so every task allocates
+	// its own. The list is the run's and is dropped when it ends.
+	BufferLimit int64
 }
 
 // ProgressTo returns the callbacks of a progress bar written to w, or to
@@ -68,6 +76,11 @@ func (c ComputeConfig) Run(ctx context.Context, g *graph.Graph, keys []graph.Key
 	}
 	if len(c.Callbacks) > 0 {
 		ctx = WithCallbacks(ctx, c.Callbacks...)
+	}
+	if c.BufferLimit != 0 {
+		fl := freelist.New(c.BufferLimit)
+		defer fl.Close()
+		ctx = freelist.NewContext(ctx, fl)
 	}
 	return s.Get(ctx, g, keys)
 }

@@ -62,6 +62,19 @@
 // tasks run (Threaded), and a worker exits when its task returns. No
 // callback runs after Finish.
 //
+// # Buffers
+//
+// Get gives its tasks a buffer free list (package freelist) in their
+// context, unless the context already carries one (a run nested in a
+// task, such as a block computed on Sync inside a partition task, shares
+// its caller's): tasks take block, chunk and tile memory from it and give
+// it back before they return, so that a run of many blocks allocates its
+// large buffers about once per worker instead of once per task, whatever
+// the garbage collector does. It keeps two buffers of the largest size
+// asked for per worker (ComputeConfig.BufferLimit sets a byte limit
+// instead) and is closed when Get returns. The library never changes the
+// process's collector settings.
+//
 // # Rejected alternatives
 //
 //   - A goroutine per node, waiting on its inputs' channels: simple, but a

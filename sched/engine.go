@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/optimize"
 )
@@ -173,6 +174,13 @@ func get(ctx context.Context, g *graph.Graph, keys []graph.Key, workers int) (ou
 	prio, err := optimize.Order(g, d)
 	if err != nil {
 		return nil, err
+	}
+	if freelist.FromContext(ctx) == nil {
+		// The run's buffer free list (see doc.go, Buffers): tasks of
+		// nested runs (a task computing a block on Sync) share it.
+		fl := freelist.NewAuto(2 * max(workers, 1))
+		defer fl.Close()
+		ctx = freelist.NewContext(ctx, fl)
 	}
 	e := newEngine(ctx, g, d, prio, want, cb)
 	if e.tr.Finished == g.Len() {

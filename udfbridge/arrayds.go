@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/tessera-go/tessera/chunkarray"
 	"github.com/tessera-go/tessera/graph"
@@ -160,6 +161,14 @@ type blockReader struct {
 	bounds   [][]int
 	fetch    fetchFunc
 	release  func() // at the task's end (Close); nil: nothing to release
+
+	// The one-block path (readOne): the block of the last such read and
+	// the scratch and view headers it reuses from tile to tile.
+	ix, lastIx []int
+	last       *nd.Array
+	flat, tile nd.Array
+	flatShape  []int
+	sigAll     []int
 }
 
 // Close gives the reader's block memory to the next task: the tiles it
@@ -173,7 +182,114 @@ func (r *blockReader) Close() error {
 }
 
 func (r *blockReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	if v, ok, err := r.readOne(ctx, start, n, sigStart, sigShape); ok || err != nil {
+		return v, err
+	}
+	r.last, r.lastIx = nil, nil // readBlocks' fetch replaces the kept blocks
 	return readBlocks(ctx, r.name, r.dt, r.nav, r.sig, r.bounds, start, n, sigStart, sigShape, r.fetch)
+}
+
+// readOne answers a read that lies in one block, the case of a partition
+// task's tiles (cut at the blocks' starts), with a view of the block in
+// the reader's tile header: no allocation while the tiles stay in one
+// block (the block is fetched once, and a block that is not C-contiguous,
+// a Fortran-ordered zarr chunk, copied once). ok is false for any other
+// read, which readBlocks answers (and checks).
+func (r *blockReader) readOne(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, bool, error) {
+	nnav := len(r.nav)
+	if sigStart == nil && sigShape == nil {
+		if r.sigAll == nil {
+			r.sigAll = make([]int, len(r.sig))
+		}
+		sigStart, sigShape = r.sigAll, r.sig
+	}
+	navSize := dsProd(r.nav)
+	if n <= 0 || start < 0 || n > navSize-start || len(sigStart) != len(r.sig) || len(sigShape) != len(r.sig) {
+		return nil, false, nil
+	}
+	for i := 1; i < nnav; i++ {
+		if len(r.bounds[i]) != 2 { // a block must hold whole rows of the later nav axes
+			return nil, false, nil
+		}
+	}
+	blockOf := func(b []int, j int) int {
+		i, _ := slices.BinarySearch(b, j+1)
+		return i - 1
+	}
+	rest := navSize / r.nav[0]
+	b0 := blockOf(r.bounds[0], start/rest)
+	if blockOf(r.bounds[0], (start+n-1)/rest) != b0 {
+		return nil, false, nil
+	}
+	r.ix = append(r.ix[:0], b0)
+	for range nnav - 1 {
+		r.ix = append(r.ix, 0)
+	}
+	for i := range r.sig {
+		if sigStart[i] < 0 || sigShape[i] <= 0 || sigStart[i]+sigShape[i] > r.sig[i] {
+			return nil, false, nil
+		}
+		b := r.bounds[nnav+i]
+		sb := blockOf(b, sigStart[i])
+		if blockOf(b, sigStart[i]+sigShape[i]-1) != sb {
+			return nil, false, nil
+		}
+		r.ix = append(r.ix, sb)
+	}
+	if r.last == nil || !slices.Equal(r.lastIx, r.ix) {
+		if ok, err := r.fetchOne(ctx); !ok || err != nil {
+			return nil, ok, err
+		}
+	}
+	var buf [16]nd.Slice1
+	sl := buf[:0]
+	first := r.bounds[0][b0] * rest // flat index of the block's first frame
+	sl = append(sl, nd.Slice1{Start: start - first, Stop: start - first + n, Step: 1})
+	for i := range sigStart {
+		lo := r.bounds[nnav+i][r.ix[nnav+i]]
+		sl = append(sl, nd.Slice1{Start: sigStart[i] - lo, Stop: sigStart[i] - lo + sigShape[i], Step: 1})
+	}
+	if err := r.tile.SetSlice(&r.flat, sl...); err != nil {
+		return nil, true, fmt.Errorf("udfbridge: %s: block %v of shape %v: %w", r.name, r.ix, r.last.Shape(), err)
+	}
+	return &r.tile, true, nil
+}
+
+// fetchOne fetches block r.ix into r.last and views it as (rows,)+sig in
+// r.flat; ok is false when the block is not what its bounds say (the
+// copying path then reports it).
+func (r *blockReader) fetchOne(ctx context.Context) (bool, error) {
+	ix := slices.Clone(r.ix)
+	r.last, r.lastIx = nil, nil
+	got, err := r.fetch(ctx, [][]int{ix})
+	if err != nil {
+		return true, err
+	}
+	if len(got) != 1 {
+		return true, fmt.Errorf("udfbridge: %s: fetched %d blocks, want 1", r.name, len(got))
+	}
+	b := got[0]
+	if b == nil || b.DType() != r.dt {
+		return true, fmt.Errorf("udfbridge: %s: block %v is %v, want dtype %v", r.name, ix, b, r.dt)
+	}
+	bsh := b.Shape()
+	if len(bsh) != len(r.bounds) {
+		return false, nil
+	}
+	for i := range r.bounds {
+		if bsh[i] != r.bounds[i][ix[i]+1]-r.bounds[i][ix[i]] {
+			return false, nil
+		}
+	}
+	if !b.IsCContiguous() {
+		b = b.Copy()
+	}
+	r.flatShape = append(append(r.flatShape[:0], dsProd(bsh[:len(r.nav)])), bsh[len(r.nav):]...)
+	if err := r.flat.SetReshape(b, r.flatShape...); err != nil {
+		return true, fmt.Errorf("udfbridge: %s: block %v: %w", r.name, ix, err)
+	}
+	r.last, r.lastIx = b, ix
+	return true, nil
 }
 
 // fetch computes the blocks idx in one graph.

@@ -35,6 +35,20 @@ func regionView(a *nd.Array, off int, start, shape []int) (*nd.Array, error) {
 	return a.Slice(s...)
 }
 
+// setRegion is regionView into the header h (nd.Array.SetSlice): no
+// allocation for arrays of up to 16 axes.
+func setRegion(h, a *nd.Array, off int, start, shape []int) error {
+	var buf [16]nd.Slice1
+	s := buf[:0]
+	for i := 0; i < off; i++ {
+		s = append(s, nd.Slice1{Start: 0, Stop: a.Shape()[i], Step: 1})
+	}
+	for i := range start {
+		s = append(s, nd.Slice1{Start: start[i], Stop: start[i] + shape[i], Step: 1})
+	}
+	return h.SetSlice(a, s...)
+}
+
 // copyRows copies src, C-contiguous after conversion to dst's dtype, into
 // rows [row, row+len(src)) of dst, a C-contiguous array.
 func copyRows(dst *nd.Array, row int, src *nd.Array) error {

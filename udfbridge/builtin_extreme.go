@@ -16,10 +16,14 @@ import (
 // maximum/minimum; partitions merge with nd.Maximum / nd.Minimum (NaN
 // propagates, as numpy's). With no frame in the ROI the result stays
 // ∓Inf. Complex values compare lexicographically, as numpy's.
-type MaxUDF struct{}
+type MaxUDF struct {
+	scratch scratch // per-tile maxima, reused
+}
 
 // MinUDF: see MaxUDF.
-type MinUDF struct{}
+type MinUDF struct {
+	scratch scratch // per-tile minima, reused
+}
 
 var (
 	_ Preprocessor    = (*MaxUDF)(nil)
@@ -41,8 +45,8 @@ func (*MaxUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 	return []BufferDecl{SigBuffer("intensity", m.InputDType)}, nil
 }
 func (*MaxUDF) Preprocess(c *Ctx) error { return fillExtreme("MaxUDF", c.Buf("intensity"), true) }
-func (*MaxUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
-	return reduceInto("MaxUDF", nd.Max, nd.Maximum, c.Buf("intensity"), tile)
+func (u *MaxUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
+	return reduceInto("MaxUDF", nd.Max, nd.Maximum, &u.scratch, c.Buf("intensity"), tile)
 }
 func (*MaxUDF) Merge(_ *MergeCtx, dest, src map[string]*nd.Array) error {
 	return udfErr("MaxUDF", "merge", nd.BinaryInto(nd.Maximum, dest["intensity"], dest["intensity"], src["intensity"]))
@@ -55,15 +59,15 @@ func (*MinUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 	return []BufferDecl{SigBuffer("intensity", m.InputDType)}, nil
 }
 func (*MinUDF) Preprocess(c *Ctx) error { return fillExtreme("MinUDF", c.Buf("intensity"), false) }
-func (*MinUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
-	return reduceInto("MinUDF", nd.Min, nd.Minimum, c.Buf("intensity"), tile)
+func (u *MinUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
+	return reduceInto("MinUDF", nd.Min, nd.Minimum, &u.scratch, c.Buf("intensity"), tile)
 }
 func (*MinUDF) Merge(_ *MergeCtx, dest, src map[string]*nd.Array) error {
 	return udfErr("MinUDF", "merge", nd.BinaryInto(nd.Minimum, dest["intensity"], dest["intensity"], src["intensity"]))
 }
 
-func reduceInto(udf string, r nd.ReduceOp, b nd.BinaryOp, dst, tile *nd.Array) error {
-	x, err := nd.Reduce(r, tile, []int{0}, false)
+func reduceInto(udf string, r nd.ReduceOp, b nd.BinaryOp, s *scratch, dst, tile *nd.Array) error {
+	x, err := reduceOpScratch(r, s, tile, axis0)
 	if err == nil {
 		err = nd.BinaryInto(b, dst, dst, x)
 	}

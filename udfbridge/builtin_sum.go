@@ -14,7 +14,7 @@ import (
 // Partition results merge by addition; in a lazy run they merge in a tree
 // (see SumMergeAllUDF for the one-node merge).
 type SumUDF struct {
-	scratch *nd.Array // per-tile sums, reused (a task builds its own UDF)
+	scratch scratch // per-tile sums, reused (a task builds its own UDF)
 }
 
 // SumMergeAllUDF is SumUDF with a merge_all (the seed's MySumMergeUDF):
@@ -24,7 +24,8 @@ type SumMergeAllUDF struct{ SumUDF }
 // SumSigUDF is LiberTEM's SumSigUDF: the sum of each frame over its
 // signal, a nav buffer "intensity" of the input dtype (preferred float32).
 type SumSigUDF struct {
-	scratch *nd.Array      // per-frame sums of a tile, reused
+	scratch scratch        // per-frame sums of a tile, reused
+	axes    []int          // the sig axes of the last tile
 	rows    kern.RowSummer // pairwise plans and leaf sums of raw uint16 tiles
 }
 
@@ -90,38 +91,79 @@ func (*SumSigUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 // ProcessTile adds the tile's sum over its sig region to the tile's rows
 // (a tile may cover part of the signal; the rows collect every part).
 func (u *SumSigUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
-	axes := make([]int, tile.NDim()-1)
-	for i := range axes {
-		axes[i] = i + 1
+	if tile == nil || tile.NDim() < 1 {
+		return udfErr("SumSigUDF", "process_tile", fmt.Errorf("tile of no axes"))
 	}
-	s, err := reduceScratch(&u.scratch, tile, axes)
+	if len(u.axes) != tile.NDim()-1 {
+		u.axes = make([]int, tile.NDim()-1)
+		for i := range u.axes {
+			u.axes[i] = i + 1
+		}
+	}
+	s, err := reduceScratch(&u.scratch, tile, u.axes)
 	if err != nil {
 		return udfErr("SumSigUDF", "process_tile", err)
 	}
 	return udfErr("SumSigUDF", "process_tile", addInto(c.Buf("intensity"), s))
 }
 
-// reduceScratch sums tile over axes into *scratch (grown as needed) and
-// returns the result, valid until the next call: nd.Reduce's values
-// without its allocation per tile.
-func reduceScratch(scratch **nd.Array, tile *nd.Array, axes []int) (*nd.Array, error) {
+// reduceScratch sums tile over axes into scratch and returns the
+// result, valid until the next call: nd.Reduce's values without its
+// allocation per tile.
+func reduceScratch(scratch *scratch, tile *nd.Array, axes []int) (*nd.Array, error) {
+	return reduceOpScratch(nd.Sum, scratch, tile, axes)
+}
+
+// reduceOpScratch is reduceScratch with any reduction nd.ReduceInto
+// takes.
+func reduceOpScratch(op nd.ReduceOp, scratch *scratch, tile *nd.Array, axes []int) (*nd.Array, error) {
 	if tile == nil {
 		return nil, fmt.Errorf("nil tile")
 	}
-	var shape []int
+	var buf [16]int
+	shape := buf[:0]
 	for i, s := range tile.Shape() {
 		if !slices.Contains(axes, i) {
 			shape = append(shape, s)
 		}
 	}
-	dst, err := reuse(scratch, nd.ReduceResultType(nd.Sum, tile.DType()), shape)
+	dst, err := scratch.get(nd.ReduceResultType(op, tile.DType()), shape)
 	if err != nil {
 		return nil, err
 	}
-	if err := nd.ReduceInto(nd.Sum, dst, tile, axes); err != nil {
+	if err := nd.ReduceInto(op, dst, tile, axes); err != nil {
 		return nil, err
 	}
 	return dst, nil
+}
+
+// scratch is a UDF's reused result memory: a flat buffer, grown when a
+// result does not fit, and the header of its current view, so that a
+// tile's result costs no allocation (a task builds its own UDF, so the
+// memory is the task's).
+type scratch struct {
+	flat *nd.Array
+	view nd.Array
+}
+
+// get returns a C-contiguous array of dtype dt and the given shape over
+// the scratch memory (offset 0), valid until the next get; the contents
+// are left as they were.
+func (s *scratch) get(dt nd.DType, shape []int) (*nd.Array, error) {
+	need := dsProd(shape)
+	var err error
+	if s.flat == nil || s.flat.DType() != dt || s.flat.Size() < need {
+		if s.flat, err = nd.Zeros(dt, max(need, 1)); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.view.SetSlice(s.flat, nd.Slice1{Start: 0, Stop: need, Step: 1}); err != nil {
+		return nil, err
+	}
+	if err := s.view.SetReshape(&s.view, shape...); err != nil {
+		return nil, err
+	}
+	return &s.view, nil
 }
 
 // sumFramesScratch is reduceScratch over axis 0 with a fast path for a
@@ -129,12 +171,12 @@ func reduceScratch(scratch **nd.Array, tile *nd.Array, axes []int) (*nd.Array, e
 // the result, d = (((d + f0) + f1) + f2) + f3 element by element, the same
 // additions in the same order as nd.Reduce's row-by-row accumulation (so
 // the same bits), with a quarter of its loads and stores of the result.
-func sumFramesScratch(scratch **nd.Array, tile *nd.Array) (*nd.Array, error) {
+func sumFramesScratch(scratch *scratch, tile *nd.Array) (*nd.Array, error) {
 	if tile == nil || tile.NDim() == 0 || !tile.IsCContiguous() {
-		return reduceScratch(scratch, tile, []int{0})
+		return reduceScratch(scratch, tile, axis0)
 	}
 	sh := tile.Shape()
-	dst, err := reuse(scratch, tile.DType(), sh[1:])
+	dst, err := scratch.get(tile.DType(), sh[1:])
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +191,13 @@ func sumFramesScratch(scratch **nd.Array, tile *nd.Array) (*nd.Array, error) {
 	case []complex128:
 		sumRows(dst.Data().([]complex128)[:n], src[off:off+rows*n], rows)
 	default:
-		return reduceScratch(scratch, tile, []int{0})
+		return reduceScratch(scratch, tile, axis0)
 	}
 	return dst, nil
 }
+
+// axis0 is the axes of a sum over frames; read only.
+var axis0 = []int{0}
 
 // sumRows sets d to the sum of the rows of src (rows × len(d)), added in
 // row order starting from zero.

@@ -13,7 +13,7 @@ import (
 // offset, and falls back for integers and strided tiles.
 func TestSumFramesScratchBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var scratch *nd.Array
+	var scratch scratch
 	for _, dt := range []nd.DType{nd.Float32, nd.Float64, nd.Complex64, nd.Complex128, nd.Uint16, nd.Int64} {
 		for rows := 0; rows <= 9; rows++ {
 			vals := make([]float64, (rows+1)*3*5)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
@@ -38,20 +39,96 @@ func (m *MemoryDataset) Array() *nd.Array { return m.data }
 
 // Read returns frames [start, start+n) restricted to a sig region.
 func (m *MemoryDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	v, err := m.region(start, n, sigStart, sigShape)
+	if err != nil {
+		return nil, err
+	}
+	return v.Copy(), nil
+}
+
+// TaskReader returns the reader of one partition task: it copies each
+// tile into one buffer from the run's free list, reused from tile to tile
+// and given back when the task closes the reader, instead of new memory
+// per tile. A tile is a copy, not a view of the data, so that a UDF
+// writing into its tile cannot change the dataset; it is valid until the
+// next Read.
+func (m *MemoryDataset) TaskReader() TileReader { return &memReader{m: m} }
+
+var _ TaskReaderDataset = (*MemoryDataset)(nil)
+
+// memReader is MemoryDataset's per-task reader.
+type memReader struct {
+	m      *MemoryDataset
+	buf    listBuf // the tile, from the run's free list
+	flat   *nd.Array
+	region nd.Array
+	sigAll []int // zeros: the sig origin of whole frames
+}
+
+func (r *memReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	m := r.m
 	N := shapeProd(m.nav)
-	if start < 0 || n < 0 || start+n > N {
-		return nil, fmt.Errorf("udfbridge: memory dataset: frames [%d, %d) out of range [0, %d)", start, start+n, N)
+	if r.flat == nil {
+		var err error
+		if r.flat, err = m.data.Reshape(append([]int{N}, m.sig...)...); err != nil {
+			return nil, err
+		}
+		r.sigAll = make([]int, len(m.sig))
+		r.buf.fl = freelist.FromContext(ctx)
 	}
 	if sigStart == nil && sigShape == nil {
-		sigStart, sigShape = make([]int, len(m.sig)), m.sig
+		sigStart, sigShape = r.sigAll, m.sig
+	}
+	if err := m.checkRegion(start, n, sigStart, sigShape); err != nil {
+		return nil, err
+	}
+	var sl [16]nd.Slice1
+	s := append(sl[:0], nd.Slice1{Start: start, Stop: start + n, Step: 1})
+	for i := range sigStart {
+		s = append(s, nd.Slice1{Start: sigStart[i], Stop: sigStart[i] + sigShape[i], Step: 1})
+	}
+	if err := r.region.SetSlice(r.flat, s...); err != nil {
+		return nil, err
+	}
+	t, err := r.buf.get(m.data.DType(), r.region.Shape())
+	if err != nil {
+		return nil, err
+	}
+	return t, nd.Assign(t, &r.region)
+}
+
+// Close gives the tile buffer back: the last tile is not valid afterwards.
+func (r *memReader) Close() error {
+	r.buf.release()
+	return nil
+}
+
+// checkRegion checks frames [start, start+n) and a sig region (both
+// given) against the dataset's shape.
+func (m *MemoryDataset) checkRegion(start, n int, sigStart, sigShape []int) error {
+	N := shapeProd(m.nav)
+	if start < 0 || n < 0 || start+n > N {
+		return fmt.Errorf("udfbridge: memory dataset: frames [%d, %d) out of range [0, %d)", start, start+n, N)
 	}
 	if len(sigStart) != len(m.sig) || len(sigShape) != len(m.sig) {
-		return nil, fmt.Errorf("udfbridge: memory dataset: sig region %v+%v does not match sig shape %v", sigStart, sigShape, m.sig)
+		return fmt.Errorf("udfbridge: memory dataset: sig region %v+%v does not match sig shape %v", sigStart, sigShape, m.sig)
 	}
 	for i := range m.sig {
 		if sigStart[i] < 0 || sigShape[i] < 0 || sigStart[i]+sigShape[i] > m.sig[i] {
-			return nil, fmt.Errorf("udfbridge: memory dataset: sig region %v+%v out of sig shape %v", sigStart, sigShape, m.sig)
+			return fmt.Errorf("udfbridge: memory dataset: sig region %v+%v out of sig shape %v", sigStart, sigShape, m.sig)
 		}
+	}
+	return nil
+}
+
+// region returns the view of frames [start, start+n) and the sig region.
+func (m *MemoryDataset) region(start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	N := shapeProd(m.nav)
+	if sigStart == nil && sigShape == nil {
+		sigStart, sigShape = make([]int, len(m.sig)), m.sig
+	}
+	if err := m.checkRegion(start, n, sigStart, sigShape); err != nil {
+		return nil, err
 	}
 	flat, err := m.data.Reshape(append([]int{N}, m.sig...)...)
 	if err != nil {
@@ -61,11 +138,7 @@ func (m *MemoryDataset) Read(ctx context.Context, start, n int, sigStart, sigSha
 	if err != nil {
 		return nil, err
 	}
-	v, err = rowsView(v, start, n)
-	if err != nil {
-		return nil, err
-	}
-	return v.Copy(), nil
+	return rowsView(v, start, n)
 }
 
 // Spec encodes the array with graph's value codec.

@@ -62,7 +62,10 @@ func mergeChunks(ri *runInfo, in []*chunk, all bool) (_ *chunk, err error) {
 		}
 		out.NavSize += c.NavSize
 	}
-	roiIdx := ri.roiFrames(0, ri.n())
+	var roiIdx []int // flat nav index of each ROI frame; nil: the identity
+	if ri.ROI != nil {
+		roiIdx = ri.roiFrames(0, ri.n())
+	}
 	for u, b := range bs {
 		name := b.spec.Name
 		_, hasMerge := b.u.(Merger)
@@ -164,7 +167,11 @@ func mergeChunks(ri *runInfo, in []*chunk, all bool) (_ *chunk, err error) {
 				}
 			}
 			for k := c.NavOrigin; k < c.NavOrigin+c.NavSize; k++ {
-				valid[roiIdx[k]] = true
+				if roiIdx != nil {
+					valid[roiIdx[k]] = true
+				} else {
+					valid[k] = true
+				}
 			}
 			off += c.NavSize
 		}

@@ -45,7 +45,10 @@ func (m *Meta) clone() *Meta {
 }
 
 // Ctx is what a UDF sees while it runs: the current views of its buffers,
-// the meta, task data, aux data and its parameters.
+// the meta, task data, aux data and its parameters. The Ctx that
+// process_tile gets, its Meta and its views are valid during that call:
+// the engine sets them again for the task's next tile rather than
+// allocating new ones (as the tile itself is valid until the next).
 type Ctx struct {
 	udf      string
 	meta     *Meta

@@ -277,3 +277,23 @@ func (r *npyReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 	}
 	return sigRegion(rows, sigStart, sigShape)
 }
+
+// reuse returns a C-contiguous array of dtype dt and the given shape over
+// the memory of *buf (offset 0), growing *buf (flat) when it is too small
+// or of another dtype. The contents are left as they were.
+func reuse(buf **nd.Array, dt nd.DType, shape []int) (*nd.Array, error) {
+	need := dsProd(shape)
+	var err error
+	if *buf == nil || (*buf).DType() != dt || (*buf).Size() < need {
+		if *buf, err = nd.Zeros(dt, max(need, 1)); err != nil {
+			return nil, err
+		}
+	}
+	flat := *buf
+	if flat.Size() != need {
+		if flat, err = flat.Slice(nd.Slice1{Start: 0, Stop: need, Step: 1}); err != nil {
+			return nil, err
+		}
+	}
+	return flat.Reshape(shape...)
+}

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
@@ -225,14 +226,26 @@ var _ TaskReaderDataset = (*RawDataset)(nil)
 
 // rawReader is RawDataset's per-task reader.
 type rawReader struct {
-	d   *RawDataset
-	f   *os.File
-	buf *nd.Array // flat, d.dt, reused for every tile
+	d      *RawDataset
+	f      *os.File
+	buf    listBuf // the tile buffer, from the run's free list
+	listed bool    // buf.fl is set (from the first Read's context)
+	full   []int   // (frames,)+sig, the file's shape
+	st, sh []int   // the region of the last Read
+	str    string  // d.String(), made once
+}
+
+// name returns the dataset's name for errors, made at the first call.
+func (r *rawReader) name() string {
+	if r.str == "" {
+		r.str = r.d.String()
+	}
+	return r.str
 }
 
 func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
 	d := r.d
-	sigStart, sigShape, err := checkRead(d.String(), dsProd(d.nav), d.sig, start, n, sigStart, sigShape)
+	sigStart, sigShape, err := checkRead(r.name(), dsProd(d.nav), d.sig, start, n, sigStart, sigShape)
 	if err != nil {
 		return nil, err
 	}
@@ -244,17 +257,19 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 			return nil, &DatasetError{Kind: KindRaw, Path: d.path, Reason: "open", Err: err}
 		}
 	}
-	full := append([]int{dsProd(d.nav)}, d.sig...)
-	st := append([]int{start}, sigStart...)
-	sh := append([]int{n}, sigShape...)
-	if need := dsProd(sh); r.buf == nil || r.buf.Size() < need {
-		if r.buf, err = nd.Zeros(d.dt, need); err != nil {
-			return nil, fmt.Errorf("udfbridge: raw file %s: tile buffer: %w", d.path, err)
-		}
+	if !r.listed {
+		r.buf.fl, r.listed = freelist.FromContext(ctx), true
+		r.full = append([]int{dsProd(d.nav)}, d.sig...)
+	}
+	r.st = append(append(r.st[:0], start), sigStart...)
+	r.sh = append(append(r.sh[:0], n), sigShape...)
+	tile, err := r.buf.get(d.dt, r.sh)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: raw file %s: tile buffer: %w", d.path, err)
 	}
 	item := d.dt.Size()
-	tile, err := nd.FillBytesInto(r.buf, d.dt, sh, false, false, func(dst []byte) error {
-		return copyRegion(full, st, sh, item, dst, func(dst []byte, off int64) error {
+	err = nd.FillRaw(tile, false, func(dst []byte) error {
+		return copyRegion(r.full, r.st, r.sh, item, dst, func(dst []byte, off int64) error {
 			_, err := r.f.ReadAt(dst, d.offset+off)
 			return err
 		})
@@ -268,8 +283,10 @@ func (r *rawReader) Read(ctx context.Context, start, n int, sigStart, sigShape [
 	return tile, nil
 }
 
-// Close closes the file (if a Read opened it).
+// Close gives the tile buffer back to the run's free list and closes the
+// file (if a Read opened it): the last tile is not valid afterwards.
 func (r *rawReader) Close() error {
+	r.buf.release()
 	if r.f == nil {
 		return nil
 	}
@@ -305,13 +322,23 @@ func regionRuns(full, st, sh []int, item int, fn func(pos int, off int64, run in
 	if k >= 0 {
 		run *= sh[k]
 	}
-	strides := make([]int64, len(full))
+	// Strides and the index live on the stack for up to 16 axes: a
+	// tile read costs no allocation.
+	var stBuf [16]int64
+	var idxBuf [16]int
+	strides := stBuf[:0]
+	for range full {
+		strides = append(strides, 0)
+	}
 	s := int64(item)
 	for i := len(full) - 1; i >= 0; i-- {
 		strides[i] = s
 		s *= int64(full[i])
 	}
-	idx := make([]int, max(k, 0))
+	idx := idxBuf[:0]
+	for range max(k, 0) {
+		idx = append(idx, 0)
+	}
 	pos := 0
 	for {
 		off := int64(0)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/internal/cudaops"
 	"github.com/tessera-go/tessera/nd"
 )
@@ -29,6 +30,11 @@ type udfState struct {
 	bufs map[string]*nd.Array // partition buffers
 	aux  map[string]*nd.Array // partition rows of aux data
 	ctx  *Ctx
+
+	// The reused Ctx of process_tile and its view headers (tileCtx).
+	tile    *Ctx
+	tileHdr []*nd.Array          // per decl
+	auxHdr  map[string]*nd.Array // per aux array
 
 	// Device processing (device.go): whether this UDF's tiles go to the
 	// device on this partition, its Device buffers' names and arrays.
@@ -130,11 +136,14 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	// A dataset stored in blocks (BlockAligner) also cuts runs where its
 	// blocks begin, so that a tile never assembles two blocks.
 	type block struct{ k, m int }
-	var blocks []block
 	var cuts []int
 	if ba, ok := ds.(BlockAligner); ok {
 		cuts = ba.FrameBlockStarts()
 	}
+	// Sized up front (runs cut by depth, then by block starts or ROI
+	// gaps), so that the count of allocations does not grow with the
+	// partition.
+	blocks := make([]block, 0, rp/max(depth, 1)+len(cuts)+1)
 	isCut := func(f int) bool {
 		_, found := slices.BinarySearch(cuts, f)
 		return found
@@ -162,9 +171,20 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	if h, ok := rd.(frameHinter); ok && rp > 0 {
 		h.hintFrames(frames[rp-1] + 1)
 	}
-	conv := tileConv{dt: ri.Input}
+	conv := tileConv{dt: ri.Input, buf: listBuf{fl: freelist.FromContext(ctx)}}
+	defer conv.release()
+	// The tile loop allocates nothing in its steady state: one Meta, one
+	// Slice and one coordinates header for every tile of the task, and
+	// per UDF one Ctx whose buffer views are headers set per tile
+	// (tileCtx); a UDF sees them only while its process_tile runs.
+	tm := m.clone()
+	tileSlice := &Slice{}
+	tm.Slice = tileSlice
+	coords := new(nd.Array)
 	for _, bl := range blocks {
-		coords := unravel(frames[bl.k:bl.k+bl.m], ri.NavShape)
+		if err := coords.SetSlice(m.Coordinates, nd.Slice1{Start: bl.k, Stop: bl.k + bl.m, Step: 1}); err != nil {
+			return nil, err
+		}
 		var whole *nd.Array
 		for _, rg := range regions {
 			if err := ctx.Err(); err != nil {
@@ -174,8 +194,8 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 			if err != nil {
 				return nil, fmt.Errorf("udfbridge: partition %d: reading frames [%d, %d): %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, err)
 			}
-			if want := append([]int{bl.m}, rg.SigShape...); !slices.Equal(tile.Shape(), want) {
-				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), want)
+			if sh := tile.Shape(); len(sh) != 1+len(rg.SigShape) || sh[0] != bl.m || !slices.Equal(sh[1:], rg.SigShape) {
+				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), append([]int{bl.m}, rg.SigShape...))
 			}
 			// A tile of another dtype is converted to the input dtype when
 			// a UDF first needs it: until then, UDFs that sum the tile as
@@ -203,14 +223,18 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				}
 			}
 			var dtile *cudaops.Array // the tile on the device, uploaded for the first device UDF
-			tm := m.clone()
-			tm.Slice = &Slice{NavOrigin: origin + bl.k, NavSize: bl.m, SigOrigin: rg.SigStart, SigShape: rg.SigShape}
+			*tileSlice = Slice{NavOrigin: origin + bl.k, NavSize: bl.m, SigOrigin: rg.SigStart, SigShape: rg.SigShape}
 			tm.Coordinates = coords
 			for _, st := range states {
 				if st.b.method != MethodTile {
 					continue
 				}
-				c, err := st.view(tm, bl.k, bl.m, rg.SigStart, rg.SigShape, nsig)
+				var c *Ctx
+				if st.onDevice {
+					c, err = st.view(tm, bl.k, bl.m, rg.SigStart, rg.SigShape, nsig)
+				} else {
+					c, err = st.tileCtx(tm, bl.k, bl.m, rg.SigStart, rg.SigShape)
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -303,6 +327,58 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 // last frame it will read, so that it reads nothing beyond.
 type frameHinter interface {
 	hintFrames(end int)
+}
+
+// tileCtx returns the Ctx for a tile, as view does, without allocating
+// once the first tile has been set up: the Ctx, its maps and one view
+// header per buffer and aux array are the state's, and each tile sets
+// the headers (nd.Array.SetSlice) and puts them back in the maps (where a
+// UDF may have replaced them). The Ctx and its views are valid during
+// the process_tile call they are passed to.
+func (st *udfState) tileCtx(m *Meta, k, n int, sigStart, sigShape []int) (*Ctx, error) {
+	c := st.tile
+	if c == nil {
+		c = &Ctx{udf: st.ctx.udf, params: st.ctx.params, taskData: st.ctx.taskData,
+			bufs: make(map[string]*nd.Array, len(st.bufs)), aux: make(map[string]*nd.Array, len(st.aux))}
+		st.tileHdr = make([]*nd.Array, len(st.b.decls))
+		for i := range st.tileHdr {
+			st.tileHdr[i] = new(nd.Array)
+		}
+		st.auxHdr = make(map[string]*nd.Array, len(st.aux))
+		for name := range st.aux {
+			st.auxHdr[name] = new(nd.Array)
+		}
+		st.tile = c
+	}
+	c.meta = m
+	for i, d := range st.b.decls {
+		a, ok := st.bufs[d.Name]
+		if !ok {
+			continue
+		}
+		h := st.tileHdr[i]
+		var err error
+		switch d.Kind {
+		case Nav:
+			err = h.SetSlice(a, nd.Slice1{Start: k, Stop: k + n, Step: 1})
+		case Sig:
+			err = setRegion(h, a, 0, sigStart, sigShape)
+		default:
+			h = a
+		}
+		if err != nil {
+			return nil, &BufferError{UDF: st.ctx.udf, Buffer: d.Name, Err: err}
+		}
+		c.bufs[d.Name] = h
+	}
+	for name, a := range st.aux {
+		h := st.auxHdr[name]
+		if err := h.SetSlice(a, nd.Slice1{Start: k, Stop: k + n, Step: 1}); err != nil {
+			return nil, err
+		}
+		c.aux[name] = h
+	}
+	return c, nil
 }
 
 // view returns the Ctx for a tile: nav buffers and aux at rows [k, k+m),

@@ -11,8 +11,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -106,24 +106,35 @@ func (c *blockCache) wrap(fetch fetchFunc) fetchFunc {
 }
 
 // bufCache is blockCache for a dataset that computes a block into memory
-// it is given: it keeps the blocks of the last fetch in buffers of its
-// own, and computes a missing block into a buffer that no kept block
-// still uses (grown when too small), so that a task walking its blocks
-// reuses the same memory. A block it returns is valid until its next
-// fetch.
+// it is given: it keeps the blocks of the last fetch in buffers from the
+// run's free list (package freelist, found in the fetch's context), and
+// computes a missing block into a buffer that no kept block still uses
+// (a larger one taken when it is too small), so that a task walking its
+// blocks reuses the same memory. A block it returns is valid until its
+// next fetch; release gives every buffer back to the list at the task's
+// end, for the next task.
 type bufCache struct {
 	dt     nd.DType
 	bounds [][]int // per axis, the block bounds
 	into   func(ctx context.Context, ix []int, dst *nd.Array) error
+	// read, when set instead of into, reads block ix into the memory of
+	// buf (stored elements, one axis) and returns it: a view of buf, or
+	// other memory (a zarr chunk's fill value).
+	read   func(ctx context.Context, ix []int, buf *nd.Array) (*nd.Array, error)
+	stored int
+	fl     *freelist.List // the run's, from the first fetch's context
 	idx    [][]int
 	vals   []*nd.Array
-	bufs   []*nd.Array // per kept block, its flat buffer
-	spare  []*nd.Array // buffers of no kept block
+	bufs   [][]byte // per kept block, its memory
+	spare  [][]byte // memory of no kept block
 }
 
 func (c *bufCache) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) {
+	if c.fl == nil {
+		c.fl = freelist.FromContext(ctx)
+	}
 	out := make([]*nd.Array, len(idx))
-	outBufs := make([]*nd.Array, len(idx))
+	outBufs := make([][]byte, len(idx))
 	kept := make([]bool, len(c.idx))
 	var miss []int
 	for i, ix := range idx {
@@ -140,65 +151,90 @@ func (c *bufCache) fetch(ctx context.Context, idx [][]int) ([]*nd.Array, error) 
 		}
 	}
 	c.idx, c.vals, c.bufs = nil, nil, nil
+	fail := func(err error) ([]*nd.Array, error) {
+		for _, b := range outBufs {
+			if b != nil {
+				c.spare = append(c.spare, b)
+			}
+		}
+		return nil, err
+	}
 	for _, i := range miss {
 		shape := make([]int, len(idx[i]))
 		for ax, b := range idx[i] {
 			if ax >= len(c.bounds) || b < 0 || b+1 >= len(c.bounds[ax]) {
-				c.spare = append(c.spare, outBufs...)
-				return nil, fmt.Errorf("udfbridge: block %v outside the dataset's blocks", idx[i])
+				return fail(fmt.Errorf("udfbridge: block %v outside the dataset's blocks", idx[i]))
 			}
 			shape[ax] = c.bounds[ax][b+1] - c.bounds[ax][b]
 		}
-		var buf *nd.Array
-		if n := len(c.spare); n > 0 {
-			buf, c.spare = c.spare[n-1], c.spare[:n-1]
-		} else if b, ok := blockBufs.Get().(*nd.Array); ok {
-			buf = b
-		}
-		v, err := reuse(&buf, c.dt, shape)
-		if err == nil {
-			err = c.into(ctx, idx[i], v)
+		var v *nd.Array
+		var err error
+		if c.read != nil {
+			buf := c.take(c.stored * c.dt.Size())
+			outBufs[i] = buf
+			if v, err = nd.ViewBytes(c.dt, buf, c.stored); err == nil {
+				v, err = c.read(ctx, idx[i], v)
+			}
+		} else {
+			buf := c.take(dsProd(shape) * c.dt.Size())
+			outBufs[i] = buf
+			if v, err = nd.ViewBytes(c.dt, buf, shape...); err == nil {
+				err = c.into(ctx, idx[i], v)
+			}
 		}
 		if err != nil {
-			c.spare = append(c.spare, outBufs...)
-			if buf != nil {
-				c.spare = append(c.spare, buf)
-			}
-			return nil, err
+			return fail(err)
 		}
-		out[i], outBufs[i] = v, buf
+		out[i] = v
 	}
 	c.idx, c.vals, c.bufs = idx, out, outBufs
 	return out, nil
 }
 
-// blockBufs holds the block buffers of finished tasks (bufCache.release),
-// so that the next task computes its blocks into them: with one block per
-// partition, buffers kept per task alone would still be one new block per
-// task for the collector.
-var blockBufs sync.Pool
+// take returns the smallest spare buffer of at least n bytes, or one from
+// the list (giving a spare that was too small back, so that spares do not
+// pile up when blocks grow).
+func (c *bufCache) take(n int) []byte {
+	best := -1
+	for k, b := range c.spare {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(c.spare[best])) {
+			best = k
+		}
+	}
+	if best < 0 {
+		if k := len(c.spare) - 1; k >= 0 {
+			c.fl.Put(c.spare[k])
+			c.spare = c.spare[:k]
+		}
+		return c.fl.Get(n)
+	}
+	b := c.spare[best]
+	c.spare = slices.Delete(c.spare, best, best+1)
+	return b[:n]
+}
 
-// release gives the cache's buffers to the next task; the blocks it
-// returned must not be used afterwards.
+// release gives the cache's buffers back to the run's free list; the
+// blocks it returned must not be used afterwards.
 func (c *bufCache) release() {
 	for _, b := range append(c.bufs, c.spare...) {
 		if b != nil {
-			blockBufs.Put(b)
+			c.fl.Put(b)
 		}
 	}
 	c.idx, c.vals, c.bufs, c.spare = nil, nil, nil, nil
 }
 
 // tileConv converts a task's tiles to the run's input dtype into one
-// reused buffer: the converted tile is valid until the next convert, as
-// a tile from a TaskReader is until its next Read.
+// buffer from the run's free list, reused from tile to tile and given
+// back by release at the task's end: the converted tile is valid until
+// the next convert, as a tile from a TaskReader is until its next Read.
 type tileConv struct {
 	dt  nd.DType
-	buf *nd.Array // flat
+	buf listBuf
 }
 
 func (c *tileConv) convert(tile *nd.Array) (*nd.Array, error) {
-	v, err := reuse(&c.buf, c.dt, tile.Shape())
+	v, err := c.buf.get(c.dt, tile.Shape())
 	if err != nil {
 		return nil, err
 	}
@@ -208,22 +244,48 @@ func (c *tileConv) convert(tile *nd.Array) (*nd.Array, error) {
 	return v, nil
 }
 
-// reuse returns a C-contiguous array of dtype dt and the given shape over
-// the memory of *buf (offset 0), growing *buf (flat) when it is too small
-// or of another dtype. The contents are left as they were.
-func reuse(buf **nd.Array, dt nd.DType, shape []int) (*nd.Array, error) {
-	need := dsProd(shape)
-	var err error
-	if *buf == nil || (*buf).DType() != dt || (*buf).Size() < need {
-		if *buf, err = nd.Zeros(dt, max(need, 1)); err != nil {
+// release gives the buffer back to the list.
+func (c *tileConv) release() { c.buf.release() }
+
+// listBuf is a buffer a task takes from its run's free list (fl; nil:
+// plain allocation) and reuses from tile to tile: get returns a view of
+// it of a dtype and shape in a header of its own, taking a larger buffer
+// only when a tile does not fit, so that a tile costs no allocation.
+type listBuf struct {
+	fl   *freelist.List
+	mem  []byte
+	flat *nd.Array // mem as one axis of flat's dtype
+	view nd.Array
+}
+
+// get returns a C-contiguous array of dtype dt and the given shape over
+// the buffer (its contents garbage), valid until the next get or release.
+func (b *listBuf) get(dt nd.DType, shape []int) (*nd.Array, error) {
+	n, err := nd.SizeOf(shape)
+	if err != nil {
+		return nil, err
+	}
+	if b.mem == nil || cap(b.mem) < n*dt.Size() {
+		b.fl.Put(b.mem)
+		b.mem, b.flat = b.fl.Get(n*dt.Size()), nil
+	}
+	if b.flat == nil || b.flat.DType() != dt {
+		if b.flat, err = nd.ViewBytes(dt, b.mem[:cap(b.mem)], cap(b.mem)/dt.Size()); err != nil {
 			return nil, err
 		}
 	}
-	flat := *buf
-	if flat.Size() != need {
-		if flat, err = flat.Slice(nd.Slice1{Start: 0, Stop: need, Step: 1}); err != nil {
-			return nil, err
-		}
+	if err := b.view.SetSlice(b.flat, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
+		return nil, err
 	}
-	return flat.Reshape(shape...)
+	if err := b.view.SetReshape(&b.view, shape...); err != nil {
+		return nil, err
+	}
+	return &b.view, nil
+}
+
+// release gives the buffer back: nothing get returned may be used
+// afterwards.
+func (b *listBuf) release() {
+	b.fl.Put(b.mem)
+	b.mem, b.flat = nil, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/nd/zarr"
@@ -99,9 +100,25 @@ func (d *ZarrDataset) Read(ctx context.Context, start, n int, sigStart, sigShape
 }
 
 // TaskReader returns a reader that decodes each chunk once while the
-// task's tiles lie in it.
+// task's tiles lie in it, into buffers from the run's free list that the
+// reader reuses from chunk to chunk (the compressed bytes too, through a
+// zarr.Scratch) and gives back when the task closes it: a tile is valid
+// until the next Read or Close.
 func (d *ZarrDataset) TaskReader() TileReader {
-	return &blockReader{name: d.String(), dt: d.z.DType(), nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: (&blockCache{}).wrap(d.fetch)}
+	zs := &zarr.Scratch{}
+	read := func(ctx context.Context, ix []int, buf *nd.Array) (*nd.Array, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		zs.Buffers = freelist.FromContext(ctx)
+		c, err := d.z.ReadChunkWith(ix, buf, zs)
+		if err != nil {
+			return nil, fmt.Errorf("udfbridge: zarr dataset: %w", err)
+		}
+		return c, nil
+	}
+	c := &bufCache{dt: d.z.DType(), bounds: d.bounds, read: read, stored: d.z.StoredChunkSize()}
+	return &blockReader{name: d.String(), dt: d.z.DType(), nav: d.nav, sig: d.sig, bounds: d.bounds, fetch: c.fetch, release: c.release}
 }
 
 // FrameBlockStarts returns the flat frames where the chunks begin (nil

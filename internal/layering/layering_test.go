@@ -27,7 +27,10 @@ var anything = []string{"*"}
 //
 //	graph < optimize < sched < {viz, sched/distributed} < delayed
 //	      < chunkarray < udfbridge;  nd (with nd/npy, nd/zarr) is the
-//	second foundation beside graph and imports nothing of tessera;
+//	second foundation beside graph and imports nothing of tessera but
+//	freelist, the bounded buffer free list of a run, which sits under
+//	both (stdlib only) so that zarr decoding, the schedulers that own a
+//	run's list and the tasks that use it share one;
 //	internal/cudaops sits on nd only, and udfbridge may use it (UDF
 //	backends), as may chunkarray (device reductions); internal/kern
 //	(convert-and-reduce kernels on plain slices) imports nothing of
@@ -35,20 +38,21 @@ var anything = []string{"*"}
 //	commands only.
 var allowed = map[string][]string{
 	"graph":                {},
+	"freelist":             {},
 	"optimize":             {"graph"},
-	"sched":                {"graph", "optimize"},
-	"sched/schedtest":      {"graph", "optimize", "sched"},
-	"sched/distributed":    {"graph", "optimize", "sched", "sched/distributed/pb"},
+	"sched":                {"graph", "optimize", "freelist"},
+	"sched/schedtest":      {"graph", "optimize", "sched", "freelist"},
+	"sched/distributed":    {"graph", "optimize", "sched", "sched/distributed/pb", "freelist"},
 	"sched/distributed/pb": {},
 	"viz":                  {"graph", "optimize"},
-	"delayed":              {"graph", "optimize", "sched", "viz"},
+	"delayed":              {"graph", "optimize", "sched", "viz", "freelist"},
 	"nd":                   {},
 	"nd/npy":               {"nd"},
 	"nd/ndtest":            {"nd"},
-	"nd/zarr/blosc":        {},
-	"nd/zarr":              {"nd", "nd/zarr/blosc"},
-	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops"},
-	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern"},
+	"nd/zarr/blosc":        {"freelist"},
+	"nd/zarr":              {"nd", "nd/zarr/blosc", "freelist"},
+	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "freelist"},
+	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern", "freelist"},
 	"internal/cudaops":     {"nd"},
 	"internal/kern":        {},
 	"internal/layering":    {},
@@ -65,7 +69,9 @@ var allowed = map[string][]string{
 // here may import any module go.mod allows.
 var external = map[string][]string{
 	"graph": {},
-	"nd":    {"gonum.org/v1/gonum"},
+	// The free list sits under the storage and engine packages alike.
+	"freelist": {},
+	"nd":       {"gonum.org/v1/gonum"},
 	// Storage reads files and may not pull in the engine.
 	"nd/npy": {},
 	// Kernels on slices: the CPU feature flags only.

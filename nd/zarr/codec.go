@@ -63,7 +63,7 @@ func boolInt(b bool) int {
 
 // decodeInto decodes the chunk bytes of src into dst, which must come
 // out exactly full; anything else is a corrupt chunk.
-func decodeInto(c codecChain, dst, src []byte) error {
+func decodeInto(c codecChain, dst, src []byte, bd *blosc.Decoder) error {
 	want := len(dst)
 	switch c.compressor {
 	case "":
@@ -123,7 +123,7 @@ func decodeInto(c codecChain, dst, src []byte) error {
 		if info.NBytes != want {
 			return fmt.Errorf("blosc: buffer decompresses to %d bytes, want %d", info.NBytes, want)
 		}
-		if _, err := blosc.DecompressInto(dst, src); err != nil {
+		if _, err := bd.DecompressInto(dst, src); err != nil {
 			return err
 		}
 	default:

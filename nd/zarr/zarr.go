@@ -10,9 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/zarr/blosc"
 )
 
 // Error reports a problem with a store: Path is the file (metadata or
@@ -357,6 +358,29 @@ func (a *Array) StoredChunkSize() int {
 // the result is then a view of buf. A nil buf, or one that does not fit,
 // reads into new memory as ReadChunk does.
 func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
+	return a.ReadChunkWith(idx, buf, nil)
+}
+
+// Scratch is the memory that one goroutine's chunk reads reuse: the
+// buffer a compressed chunk file is read into comes from Buffers (a
+// run's free list, package freelist; nil: new memory per chunk) and goes
+// back after the chunk is decoded, and the blosc decoder keeps its state
+// from chunk to chunk. The zero value works; a Scratch is for one
+// goroutine at a time.
+//
+// Rejected: a package-level sync.Pool of read buffers (the first
+// version), which every garbage collection empties.
+type Scratch struct {
+	Buffers *freelist.List
+	blosc   blosc.Decoder
+}
+
+// ReadChunkWith is ReadChunkInto with the scratch memory s (nil: none).
+func (a *Array) ReadChunkWith(idx []int, buf *nd.Array, s *Scratch) (*nd.Array, error) {
+	if s == nil {
+		s = &Scratch{}
+	}
+	s.blosc.Buffers = s.Buffers
 	if err := a.checkIndex("ReadChunk", idx); err != nil {
 		return nil, err
 	}
@@ -395,7 +419,7 @@ func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 		return nil, &Error{Path: file, Reason: "corrupt chunk", Err: fmt.Errorf("chunk is %d bytes, want %d", size, a.chunkBytes)}
 	}
 	// Decode straight into the new chunk's memory: an uncompressed chunk
-	// is one read from the file, a compressed one is read into a pooled
+	// is one read from the file, a compressed one is read into a scratch
 	// buffer and decompressed in place.
 	var ioErr bool
 	fill := func(dst []byte) error {
@@ -410,13 +434,13 @@ func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 		if lim := maxEncoded(len(dst)); size > lim {
 			return fmt.Errorf("chunk file is %d bytes, more than any %s encoding of a %d-byte chunk (at most %d)", size, a.codec.compressor, len(dst), lim)
 		}
-		buf := getBuf(int(size))
-		defer putBuf(buf)
-		if _, err := io.ReadFull(f, *buf); err != nil {
+		enc := s.Buffers.Get(int(size))
+		defer s.Buffers.Put(enc)
+		if _, err := io.ReadFull(f, enc); err != nil {
 			ioErr = true
 			return err
 		}
-		return decodeInto(a.codec, dst, *buf)
+		return decodeInto(a.codec, dst, enc, &s.blosc)
 	}
 	var stored *nd.Array
 	if buf != nil && buf.DType() == a.meta.DType && buf.Offset() == 0 && buf.IsCContiguous() && buf.Size() >= a.StoredChunkSize() {
@@ -545,21 +569,6 @@ const maxChunkBytes = 1 << 31
 // store make every worker allocate the file's size (the first version
 // allowed any file up to 4 GiB whatever the chunk size).
 func maxEncoded(n int) int64 { return int64(n) + int64(n)/8 + 64<<10 }
-
-// bufPool recycles the buffers compressed chunk files are read into; a
-// cache, like the shared zstd decoder.
-var bufPool sync.Pool // *[]byte
-
-func getBuf(n int) *[]byte {
-	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	b := make([]byte, n)
-	return &b
-}
-
-func putBuf(p *[]byte) { bufPool.Put(p) }
 
 // fillPattern repeats pat over b by doubling copies.
 func fillPattern(b, pat []byte) {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 )
@@ -31,11 +32,11 @@ import (
 // frameSize bytes; the first frame of a value carries its key and total
 // size, so that the receiver allocates the whole buffer once.
 //
-// A value is encoded once, into a pooled buffer, and its frames are views
-// of that buffer that gRPC writes to the socket as they are: the data
-// plane's codec (frameCodec) marshals a frame as a few header bytes
-// followed by the view, and the buffer returns to the pool when the last
-// frame has been written. On the receiving side the codec reads each
+// A value is encoded once, into a buffer from the worker's free list
+// (package freelist), and its frames are views of that buffer that gRPC
+// writes to the socket as they are: the data plane's codec (frameCodec)
+// marshals a frame as a few header bytes followed by the view, and the
+// buffer goes back to the list when the last frame has been written. On the receiving side the codec reads each
 // frame's bytes straight from gRPC's read buffers into the value's
 // assembly buffer, allocated once at its full size. A spilled value is
 // not decoded to be sent: its file already holds the encoded bytes.
@@ -96,17 +97,25 @@ type valueSource interface {
 	appendEncoded(dst []byte, job uint64, key string) (b []byte, ok bool, err error)
 }
 
-// bufPool recycles encoding buffers of the data server. Buffers larger
-// than maxPooled are dropped rather than kept alive by the pool.
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+// sizeHinter is a valueSource that can say about how many bytes a
+// value's encoding takes, so that the buffer it is encoded into comes
+// from the free list at its size instead of growing.
+type sizeHinter interface {
+	sizeHint(job uint64, key string) int
+}
 
-const maxPooled = 256 << 20
-
-// dataServer serves the Data service from a valueSource.
+// dataServer serves the Data service from a valueSource. The buffers
+// values are encoded into come from the worker's free list (package
+// freelist; nil: new memory per value) and go back when gRPC has written
+// them.
+//
+// Rejected: a package-level sync.Pool (the first version), which every
+// garbage collection empties.
 type dataServer struct {
 	pb.UnimplementedDataServer
 	src valueSource
 	log *slog.Logger
+	fl  *freelist.List
 }
 
 // Fetch streams the values of req.Keys in order. A value that cannot be
@@ -116,10 +125,16 @@ func (s *dataServer) Fetch(req *pb.FetchRequest, stream grpc.ServerStreamingServ
 		if err := stream.Context().Err(); err != nil {
 			return status.FromContextError(err).Err()
 		}
-		bp := bufPool.Get().(*[]byte)
-		b, ok, err := s.src.appendEncoded((*bp)[:0], req.Job, key)
+		hint := 0
+		if h, ok := s.src.(sizeHinter); ok {
+			hint = h.sizeHint(req.Job, key)
+		}
+		buf := s.fl.Get(hint)[:0]
+		b, ok, err := s.src.appendEncoded(buf, req.Job, key)
+		if err != nil || !ok || !sameMemory(b, buf) {
+			s.fl.Put(buf) // not sent, or the encoding grew into new memory
+		}
 		if err != nil || !ok {
-			framePool{}.Put(bp)
 			if err != nil {
 				s.log.Warn("cannot send a value", "job", req.Job, "key", key, "err", err)
 				return status.Errorf(codes.FailedPrecondition, "value %q of job %d: %v", key, req.Job, err)
@@ -129,11 +144,10 @@ func (s *dataServer) Fetch(req *pb.FetchRequest, stream grpc.ServerStreamingServ
 			}
 			continue
 		}
-		*bp = b
 		// root owns the buffer; every frame holds a view of it, which
-		// gRPC frees once written, and the last free returns the buffer
-		// to the pool.
-		root := mem.NewBuffer(bp, framePool{})
+		// gRPC frees once written, and the last free gives the buffer
+		// back to the free list.
+		root := mem.NewBuffer(&b, framePool{s.fl})
 		for off := 0; off < len(b); off += frameSize {
 			f := &outFrame{data: root.Slice(off, min(off+frameSize, len(b)))}
 			if off == 0 {
@@ -149,24 +163,26 @@ func (s *dataServer) Fetch(req *pb.FetchRequest, stream grpc.ServerStreamingServ
 	return nil
 }
 
-// framePool returns the data server's buffers to bufPool when gRPC is done
-// with them.
-type framePool struct{}
-
-func (framePool) Get(n int) *[]byte {
-	bp := bufPool.Get().(*[]byte)
-	*bp = growTo((*bp)[:0], n)[:n]
-	return bp
+// sameMemory reports whether a and b start at the same byte.
+func sameMemory(a, b []byte) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
 }
 
-func (framePool) Put(bp *[]byte) {
-	if cap(*bp) <= maxPooled {
-		*bp = (*bp)[:0]
-		bufPool.Put(bp)
-	}
+// framePool gives the data server's buffers back to the free list when
+// gRPC is done with them (a mem.BufferPool).
+type framePool struct{ fl *freelist.List }
+
+func (p framePool) Get(n int) *[]byte {
+	b := p.fl.Get(n)
+	return &b
 }
 
-// outFrame is a Frame to send whose data is a view of a pooled buffer;
+func (p framePool) Put(bp *[]byte) {
+	p.fl.Put(*bp)
+	*bp = nil
+}
+
+// outFrame is a Frame to send whose data is a view of a free-list buffer;
 // frameCodec marshals it without copying the data. Its data belongs to
 // gRPC once sent.
 type outFrame struct {
@@ -312,13 +328,13 @@ func dataServerOptions(sec Security, log *slog.Logger) ([]grpc.ServerOption, err
 
 // serveData serves the Data service of src on lis in the background and
 // returns the server; Stop it to stop serving.
-func serveData(lis net.Listener, sec Security, log *slog.Logger, src valueSource) (*grpc.Server, error) {
+func serveData(lis net.Listener, sec Security, log *slog.Logger, src valueSource, fl *freelist.List) (*grpc.Server, error) {
 	opts, err := dataServerOptions(sec, log)
 	if err != nil {
 		return nil, err
 	}
 	srv := grpc.NewServer(opts...)
-	pb.RegisterDataServer(srv, &dataServer{src: src, log: log})
+	pb.RegisterDataServer(srv, &dataServer{src: src, log: log, fl: fl})
 	go srv.Serve(lis)
 	return srv, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	_ "github.com/tessera-go/tessera/chunkarray" // registers the nd.Array codec
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
@@ -49,7 +50,7 @@ func startDataServer(t testing.TB, sec Security, src valueSource) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serveData(lis, sec, quietLogger(), src)
+	srv, err := serveData(lis, sec, quietLogger(), src, freelist.NewAuto(4))
 	if err != nil {
 		t.Fatal(err)
 	}

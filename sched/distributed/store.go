@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 )
 
@@ -66,8 +67,9 @@ type storeStats struct {
 }
 
 type store struct {
-	limit  int64  // spill above this many bytes in memory; 0: never
-	parent string // where the spill directory is made
+	limit   int64          // spill above this many bytes in memory; 0: never
+	parent  string         // where the spill directory is made
+	buffers *freelist.List // encoding buffers (the worker's); nil: new memory
 
 	mu       sync.Mutex
 	jobs     map[uint64]map[string]*entry
@@ -264,6 +266,23 @@ func (s *store) get(job uint64, key string) (v any, ok bool, err error) {
 
 // appendEncoded implements valueSource: a value in memory is encoded, a
 // spilled one is its file's bytes.
+// sizeHint implements sizeHinter: the value's size in memory (its
+// encoded size once known) and room for the codec's header; 0 for a
+// value the store does not hold.
+func (s *store) sizeHint(job uint64, key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.jobs[job][key]; e != nil {
+		return int(max(e.nbytes, 0) + encodingSlack)
+	}
+	return 0
+}
+
+// encodingSlack is what an encoding may take beyond a value's bytes (its
+// header: dtype, shape, kind): sizes from sizeOf plus this make most
+// encoding buffers right the first time.
+const encodingSlack = 256
+
 func (s *store) appendEncoded(dst []byte, job uint64, key string) ([]byte, bool, error) {
 	for {
 		s.mu.Lock()
@@ -462,7 +481,7 @@ func (s *store) spillExcess() {
 		v, path := e.v, e.path
 		s.mu.Unlock()
 
-		size, err := writeSpill(path, v)
+		size, err := writeSpill(s.buffers, path, v, flight+encodingSlack)
 
 		s.mu.Lock()
 		s.inFlight -= flight
@@ -495,20 +514,20 @@ func (s *store) spillExcess() {
 	}
 }
 
-// writeSpill writes v's encoding to a new file at path and returns its
-// size.
-func writeSpill(path string, v any) (int64, error) {
-	bp := bufPool.Get().(*[]byte)
+// writeSpill writes v's encoding, about hint bytes, to a new file at path
+// and returns its size; the encoding buffer comes from fl and goes back.
+func writeSpill(fl *freelist.List, path string, v any, hint int64) (int64, error) {
+	buf := fl.Get(int(max(hint, 0)))[:0]
+	b, err := graph.EncodeValue(buf, v)
 	defer func() {
-		if cap(*bp) <= maxPooled {
-			bufPool.Put(bp)
+		fl.Put(buf)
+		if !sameMemory(b, buf) {
+			fl.Put(b) // grown past the hint: new memory, also reusable
 		}
 	}()
-	b, err := graph.EncodeValue((*bp)[:0], v)
 	if err != nil {
 		return 0, err
 	}
-	*bp = b
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, err

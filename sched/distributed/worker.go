@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 )
@@ -54,9 +55,13 @@ type Worker struct {
 	srv    *grpc.Server
 	addr   string // advertised data address
 	store  *store
-	data   *dataClient
-	cc     *grpc.ClientConn
-	reg    *pb.Register
+	// buffers is the worker's free list (package freelist), for its
+	// lifetime: tasks find it in their context, and the data server and
+	// the spiller encode values into its buffers.
+	buffers *freelist.List
+	data    *dataClient
+	cc      *grpc.ClientConn
+	reg     *pb.Register
 
 	mu        sync.Mutex
 	cond      *sync.Cond // a task was queued, resources were freed, or stopping
@@ -146,6 +151,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		lis:      lis,
 		addr:     addr,
 		store:    newStore(opts.MemoryLimit, opts.SpillDir),
+		buffers:  freelist.NewAuto(2 * opts.Threads),
 		data:     newDataClient(opts.Security),
 		tasks:    map[taskID]*task{},
 		jobs:     map[uint64]*jobState{},
@@ -166,6 +172,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		},
 	}
 	w.cond = sync.NewCond(&w.mu)
+	w.store.buffers = w.buffers
 	for r, v := range opts.Resources {
 		w.free[r] = v
 	}
@@ -181,7 +188,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		w.store.close()
 		return nil, err
 	}
-	if w.srv, err = serveData(lis, opts.Security, log, w.store); err != nil {
+	if w.srv, err = serveData(lis, opts.Security, log, w.store, w.buffers); err != nil {
 		return fail(fmt.Errorf("distributed: worker: %w", err))
 	}
 	if w.cc, err = grpc.NewClient(opts.Scheduler, dialOpts...); err != nil {
@@ -424,6 +431,7 @@ func (w *Worker) stop(err error) {
 	w.data.close()
 	w.cc.Close()
 	w.store.close()
+	w.buffers.Close()
 	w.err = err
 	close(w.done)
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
@@ -123,7 +124,8 @@ func (w *Worker) enqueueLocked(spec *pb.TaskSpec) bool {
 	}
 	js := w.jobs[spec.Job]
 	if js == nil {
-		ctx, cancel := context.WithCancel(context.Background())
+		// Tasks take their buffers from the worker's free list.
+		ctx, cancel := context.WithCancel(freelist.NewContext(context.Background(), w.buffers))
 		js = &jobState{ctx: ctx, cancel: cancel}
 		w.jobs[spec.Job] = js
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/tessera-go/tessera/freelist"
 )
 
 // Sentinels that every *Error unwraps to, for errors.Is.
@@ -202,7 +204,8 @@ func Decompress(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst := make([]byte, h.NBytes)
-	if err := decompress(dst, src, h); err != nil {
+	var d Decoder
+	if err := d.decompress(dst, src, h); err != nil {
 		return nil, err
 	}
 	return dst, nil
@@ -210,8 +213,31 @@ func Decompress(src []byte) ([]byte, error) {
 
 // DecompressInto decodes a blosc1 buffer into dst and returns the number of
 // bytes written, the header's nbytes; dst must hold at least that many
-// (ReadInfo gives it). On error dst's contents are unspecified.
+// (ReadInfo gives it). On error dst's contents are unspecified. It is a
+// Decoder's DecompressInto with a new Decoder: a caller that decodes many
+// buffers keeps a Decoder instead.
 func DecompressInto(dst, src []byte) (int, error) {
+	var d Decoder
+	return d.DecompressInto(dst, src)
+}
+
+// A Decoder decodes blosc1 buffers one after the other, keeping what it
+// can reuse: the scratch block that a shuffled buffer decodes into before
+// the unshuffle comes from Buffers (a run's free list; nil: new memory
+// per buffer) and goes back to it after each buffer, and a zlib reader
+// (a 32 KiB window and its tables) is kept from one zlib stream to the
+// next. The zero value is ready to use; a Decoder is for one goroutine
+// at a time.
+//
+// Rejected: package-level sync.Pools for the scratch blocks and the zlib
+// readers (the first version): every garbage collection empties them.
+type Decoder struct {
+	Buffers *freelist.List
+	zr      *zlibReader
+}
+
+// DecompressInto is the package's DecompressInto with d's memory.
+func (d *Decoder) DecompressInto(dst, src []byte) (int, error) {
 	h, err := ReadInfo(src)
 	if err != nil {
 		return 0, err
@@ -219,30 +245,17 @@ func DecompressInto(dst, src []byte) (int, error) {
 	if len(dst) < h.NBytes {
 		return 0, &Error{Reason: fmt.Sprintf("destination holds %d bytes, the buffer decompresses to %d", len(dst), h.NBytes), Kind: ErrShortDst}
 	}
-	if err := decompress(dst[:h.NBytes], src, h); err != nil {
+	if err := d.decompress(dst[:h.NBytes], src, h); err != nil {
 		return 0, err
 	}
 	return h.NBytes, nil
-}
-
-// tmpPool holds the scratch blocks that shuffled streams decode into before
-// the unshuffle writes them to dst.
-var tmpPool sync.Pool
-
-func getTmp(n int) *[]byte {
-	if p, ok := tmpPool.Get().(*[]byte); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	b := make([]byte, n)
-	return &b
 }
 
 // decompress decodes src, whose header h has been checked, into dst, which
 // has exactly h.NBytes bytes. Blocks are decoded one after the other: the
 // chunkarray layer already runs one task per chunk on every core, so threads
 // inside one buffer (c-blosc's nthreads) would only compete with them.
-func decompress(dst, src []byte, h Info) error {
+func (d *Decoder) decompress(dst, src []byte, h Info) error {
 	if h.NBytes == 0 {
 		return nil
 	}
@@ -254,14 +267,14 @@ func decompress(dst, src []byte, h Info) error {
 	code := src[2] >> 5
 	ts := h.TypeSize
 	shuffle := h.Shuffle && ts > 1
-	var tmp *[]byte
+	var tmp []byte
 	if shuffle {
 		// Sized by the largest block there is, not by the header's
 		// blocksize: c-blosc never writes a blocksize over nbytes, but a
 		// header may say 700 MB for a 100-byte buffer, and sizing the
 		// scratch by it allocated the 700 MB.
-		tmp = getTmp(min(h.BlockSize, h.NBytes))
-		defer tmpPool.Put(tmp)
+		tmp = d.Buffers.Get(min(h.BlockSize, h.NBytes))
+		defer d.Buffers.Put(tmp)
 	}
 	nblocks := (h.NBytes + h.BlockSize - 1) / h.BlockSize
 	for b := range nblocks {
@@ -271,7 +284,7 @@ func decompress(dst, src []byte, h Info) error {
 		out := dst[start : start+bsize]
 		streams := out
 		if shuffle {
-			streams = (*tmp)[:bsize]
+			streams = tmp[:bsize]
 		}
 		// The split rule of c-blosc 1.21's blosc_d: the flag, and for
 		// buffers from before the flag existed, the size test, which the
@@ -301,7 +314,7 @@ func decompress(dst, src []byte, h Info) error {
 			o := streams[j*neblock : (j+1)*neblock]
 			if cb == neblock {
 				copy(o, in) // stored raw: it did not compress
-			} else if err := decodeStream(code, o, in); err != nil {
+			} else if err := d.decodeStream(code, o, in); err != nil {
 				return corrupt(err, "block %d stream %d (%s, %d bytes at %d)", b, j, codecNames[code], cb, pos)
 			}
 			pos += cb
@@ -314,7 +327,7 @@ func decompress(dst, src []byte, h Info) error {
 }
 
 // decodeStream decodes one stream, which must fill dst exactly.
-func decodeStream(code byte, dst, src []byte) error {
+func (d *Decoder) decodeStream(code byte, dst, src []byte) error {
 	switch code {
 	case codecLZ4:
 		n, err := decodeLZ4(dst, src)
@@ -326,27 +339,26 @@ func decodeStream(code byte, dst, src []byte) error {
 		}
 		return nil
 	case codecZlib:
-		return decodeZlib(dst, src)
+		return d.decodeZlib(dst, src)
 	case codecZstd:
 		return decodeZstd(dst, src)
 	}
 	return fmt.Errorf("no decoder for codec code %d", code) // ReadInfo refused it
 }
 
-// zlibPool recycles zlib readers: each holds a 32 KiB window and tables that
-// are worth not reallocating for every stream.
-var zlibPool sync.Pool
-
+// zlibReader is a Decoder's zlib state: each holds a 32 KiB window and
+// tables that are worth not reallocating for every stream.
 type zlibReader struct {
 	br bytes.Reader
 	zr io.ReadCloser
 }
 
-func decodeZlib(dst, src []byte) error {
-	r, _ := zlibPool.Get().(*zlibReader)
+func (d *Decoder) decodeZlib(dst, src []byte) error {
+	r := d.zr
 	if r == nil {
 		r = &zlibReader{}
 	}
+	d.zr = nil // kept again only once the stream decodes
 	r.br.Reset(src)
 	var err error
 	if r.zr == nil {
@@ -355,9 +367,9 @@ func decodeZlib(dst, src []byte) error {
 		err = r.zr.(zlib.Resetter).Reset(&r.br, nil)
 	}
 	if err != nil {
-		return err // a bad zlib header; the reader is not pooled
+		return err // a bad zlib header; the reader is not kept
 	}
-	defer zlibPool.Put(r)
+	defer func() { d.zr = r }()
 	if _, err := io.ReadFull(r.zr, dst); err != nil {
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
 			return fmt.Errorf("zlib: stream ends before %d bytes", len(dst))
@@ -382,7 +394,7 @@ func decodeZlib(dst, src []byte) error {
 
 // zstdDecoder is one decoder shared by every call, created on first use:
 // DecodeAll is safe for concurrent use and a decoder's tables are expensive
-// to build. It is the package's only lasting state besides the buffer pools.
+// to build. It is the package's only lasting state.
 // The cap limit makes DecodeAll stop at the stream's expected size instead
 // of allocating what a corrupt frame header claims.
 var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {

@@ -62,8 +62,8 @@
 //
 // Blocks are decoded one after another; the chunkarray layer already runs a
 // task per chunk on every core. Streams decode straight into the
-// destination when the block is not shuffled, and into a pooled scratch
-// block when it is; unshuffle has unrolled loops for type sizes 2, 4 and 8.
+// destination when the block is not shuffled, and into a scratch block
+// when it is (from a Decoder's free list, package freelist); unshuffle has unrolled loops for type sizes 2, 4 and 8.
 // The LZ4 match copy uses one copy() when source and destination do not
 // overlap and a doubling copy when they do.
 package blosc
