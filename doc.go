@@ -20,6 +20,7 @@
 //	cmd/tessera  demo, bench, chunktune, scheduler, worker, certs, version
 //	cmd/graphviz draws a workload's or a saved graph's task graph
 //	internal/cudaops  CUDA kernels behind the cuda build tag, above nd
+//	internal/kern     uint16 convert-and-sum kernels (AVX2 assembly, pure Go)
 //
 // A first program:
 //

@@ -28,6 +28,6 @@ require (
 )
 
 require (
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 )

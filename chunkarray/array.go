@@ -191,8 +191,13 @@ const DefaultChunkBytes = 128 << 20
 // NormalizeChunks turns a chunk spec into per-axis chunk lengths for shape.
 // spec is one of: nil or "auto" (AutoChunks with DefaultChunkBytes); an int
 // for every axis; []int with one entry per axis (-1 for the whole axis);
-// [][]int with the explicit lengths per axis. op names the caller in
-// errors.
+// [][]int with the explicit lengths per axis; []any with one entry per
+// axis, each an int (-1: whole), "auto", nil (whole) or a []int of
+// explicit lengths; or a map from axis (negative counts from the end) to
+// such an entry, map[int]any or map[int]int, axes left out whole (Dask's
+// dict; Rechunk keeps their current chunks instead). The "auto" axes share
+// what DefaultChunkBytes leaves once the other axes' largest chunks are
+// fixed, square-ish, as AutoChunks. op names the caller in errors.
 func NormalizeChunks(op string, spec any, shape []int, dt nd.DType) ([][]int, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Op: op, Shapes: [][]int{shape}, Reason: "chunks " + fmt.Sprintf(format, args...)}
@@ -290,6 +295,17 @@ func normalizeChunks(op string, spec any, shape []int, dt nd.DType, bad func(str
 			return nil, bad("%v: more than %d blocks", s, MaxBlocks)
 		}
 		return regularChunks(op, s, shape)
+	case []any:
+		if len(s) != len(shape) {
+			return nil, bad("%v: %d entries for %d axes", s, len(s), len(shape))
+		}
+		return perAxisChunks(s, shape, dt, bad)
+	case map[int]any, map[int]int:
+		per, err := axisMap(s, len(shape), nil, bad)
+		if err != nil {
+			return nil, err
+		}
+		return perAxisChunks(per, shape, dt, bad)
 	case [][]int:
 		if len(s) != len(shape) {
 			return nil, bad("%v: %d entries for %d axes", s, len(s), len(shape))
@@ -313,7 +329,127 @@ func normalizeChunks(op string, spec any, shape []int, dt nd.DType, bad func(str
 		}
 		return out, nil
 	}
-	return nil, bad("of type %T: want nil, \"auto\", int, []int or [][]int", spec)
+	return nil, bad("of type %T: want nil, \"auto\", int, []int, [][]int, []any or map[int]any", spec)
+}
+
+// axisMap turns a map from axes (negative from the end) to per-axis
+// entries into one entry per axis of an ndim-axis array; an axis left out
+// (or mapped to nil) gets keep's chunks when keep is not nil (Rechunk's
+// current ones), else nil (the whole axis).
+func axisMap(m any, ndim int, keep [][]int, bad func(string, ...any) error) ([]any, error) {
+	per := make([]any, ndim)
+	set := make([]bool, ndim)
+	put := func(ax int, v any) error {
+		a := ax
+		if a < 0 {
+			a += ndim
+		}
+		if a < 0 || a >= ndim {
+			return bad("%v: axis %d is out of bounds for %d axes", m, ax, ndim)
+		}
+		if set[a] {
+			return bad("%v: axis %d is given twice", m, a)
+		}
+		per[a], set[a] = v, true
+		return nil
+	}
+	switch mm := m.(type) {
+	case map[int]any:
+		for ax, v := range mm {
+			if err := put(ax, v); err != nil {
+				return nil, err
+			}
+		}
+	case map[int]int:
+		for ax, v := range mm {
+			if err := put(ax, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if keep != nil {
+		for i := range per {
+			if per[i] == nil {
+				per[i] = keep[i]
+			}
+		}
+	}
+	return per, nil
+}
+
+// perAxisChunks normalizes one entry per axis (see NormalizeChunks'
+// []any): ints, nil and explicit lengths first, then the "auto" axes
+// sized for what DefaultChunkBytes leaves beside the others' largest
+// chunks.
+func perAxisChunks(per []any, shape []int, dt nd.DType, bad func(string, ...any) error) ([][]int, error) {
+	out := make([][]int, len(shape))
+	var autoAx []int
+	fixed := 1 // the product of the other axes' largest chunks
+	for ax, e := range per {
+		n := shape[ax]
+		switch v := e.(type) {
+		case nil:
+			out[ax] = splitAxis(n, max(n, 1))
+		case string:
+			if v != "auto" {
+				return nil, bad("%v: axis %d: %q: want \"auto\"", per, ax, v)
+			}
+			autoAx = append(autoAx, ax)
+			continue
+		case int:
+			c := v
+			if c == -1 || c > n {
+				c = n
+			}
+			if v < -1 || (c <= 0 && n > 0) {
+				return nil, bad("%v: length %d on axis %d", per, v, ax)
+			}
+			if n > 0 && (n-1)/c+1 > MaxBlocks {
+				return nil, bad("%v: axis %d: more than %d blocks", per, ax, MaxBlocks)
+			}
+			out[ax] = splitAxis(n, max(c, 1))
+		case []int:
+			sum := 0
+			for _, x := range v {
+				if x < 0 {
+					return nil, bad("%v: negative length on axis %d", per, ax)
+				}
+				sum += x
+			}
+			if sum != n {
+				return nil, bad("%v: axis %d sums to %d, not %d", per, ax, sum, n)
+			}
+			out[ax] = slices.Clone(v)
+			if len(v) == 0 {
+				out[ax] = []int{0}
+			}
+		default:
+			return nil, bad("%v: axis %d: entry of type %T: want an int, \"auto\", nil or []int", per, ax, e)
+		}
+		fixed = satMul(fixed, max(maxOf(out[ax]), 1))
+	}
+	if len(autoAx) > 0 {
+		sub := make([]int, len(autoAx))
+		for i, ax := range autoAx {
+			sub[i] = shape[ax]
+		}
+		lens := autoLengths(sub, dt, max(1, DefaultChunkBytes/fixed))
+		if regularBlocks(lens, sub) > MaxBlocks {
+			return nil, bad("%v: auto: more than %d blocks", per, MaxBlocks)
+		}
+		for i, ax := range autoAx {
+			out[ax] = splitAxis(shape[ax], lens[i])
+		}
+	}
+	return out, nil
+}
+
+// satMul is a*b for positive a and b, saturating at math.MaxInt.
+func satMul(a, b int) int {
+	if a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
 }
 
 func regularChunks(op string, per, shape []int) ([][]int, error) {

@@ -544,9 +544,12 @@ func computeThroughJSON(x *Array) (*nd.Array, error) {
 	return v, nil
 }
 
-func loadConformance(t *testing.T) []confCase {
+func loadConformance(t *testing.T) []confCase { return loadCases(t, conformanceDir) }
+
+// loadCases reads dir/cases.json.
+func loadCases(t *testing.T, dir string) []confCase {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(conformanceDir, "cases.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,14 +614,42 @@ func TestConformance(t *testing.T) {
 // the first failure, "" when all agree with want (or, with want nil, all
 // fail with an error).
 func runConformance(c confCase, expr confExpr, in []*nd.Array, want *nd.Array) (failure string) {
+	return runLayouts(c, expr, in, want, confLayouts(in))
+}
+
+// confLayout is one way of chunking a case's inputs: a chunk spec per
+// input. every runs it on every run of confRuns, whose only lists name
+// the conformance chunkings.
+type confLayout struct {
+	name  string
+	specs []any
+	every bool
+}
+
+// confLayouts returns the conformance chunkings of inputs in.
+func confLayouts(in []*nd.Array) []confLayout {
+	var out []confLayout
 	for _, ch := range confChunkings {
-		arrays := make([]*Array, len(in))
+		l := confLayout{name: ch, specs: make([]any, len(in))}
 		for i, a := range in {
 			kind := ch
 			if ch == "mixed" {
 				kind = confChunkings[(i+1)%4]
 			}
-			arrays[i] = FromNDArray(a, confChunking(kind, a.Shape()))
+			l.specs[i] = confChunking(kind, a.Shape())
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// runLayouts is runConformance over the given layouts of the inputs.
+func runLayouts(c confCase, expr confExpr, in []*nd.Array, want *nd.Array, layouts []confLayout) (failure string) {
+	for _, l := range layouts {
+		ch := l.name
+		arrays := make([]*Array, len(in))
+		for i, a := range in {
+			arrays[i] = FromNDArray(a, l.specs[i])
 			if err := arrays[i].Err(); err != nil {
 				return fmt.Sprintf("%s: input %s: %v", ch, c.Inputs[i], err)
 			}
@@ -631,7 +662,7 @@ func runConformance(c confCase, expr confExpr, in []*nd.Array, want *nd.Array) (
 			continue // refused at build time, as numpy refuses
 		}
 		for _, r := range confRuns {
-			if r.only != nil && !slices.Contains(r.only, ch) {
+			if r.only != nil && !l.every && !slices.Contains(r.only, ch) {
 				continue
 			}
 			got, err := protect(func() (*nd.Array, error) { return r.compute(x) })
@@ -767,6 +798,15 @@ func closeDiff(g, w *nd.Array, rtol float64) string {
 // without numpy, or with another numpy version than the one that wrote the
 // committed files.
 func TestConformanceGoldensCurrent(t *testing.T) {
+	checkGoldensCurrent(t, "testdata/gen_conformance.py", conformanceDir)
+}
+
+// checkGoldensCurrent runs script (a gen_conformance.py-style generator
+// honouring CONFORMANCE_OUT) into a temporary folder and compares what it
+// writes with the committed goldens in dir (see
+// TestConformanceGoldensCurrent).
+func checkGoldensCurrent(t *testing.T, script, dir string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs python")
 	}
@@ -775,7 +815,7 @@ func TestConformanceGoldensCurrent(t *testing.T) {
 	if err != nil {
 		t.Skipf("%s with numpy is not available (apt install python3-numpy): %v", py, err)
 	}
-	b, err := os.ReadFile(filepath.Join(conformanceDir, "cases.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -788,26 +828,26 @@ func TestConformanceGoldensCurrent(t *testing.T) {
 	if v := strings.TrimSpace(string(out)); v != m.Numpy {
 		t.Skipf("numpy %s here, the goldens were written by %s", v, m.Numpy)
 	}
-	dir := t.TempDir()
-	cmd := exec.Command(py, "testdata/gen_conformance.py")
-	cmd.Env = append(os.Environ(), "CONFORMANCE_OUT="+dir)
+	tmp := t.TempDir()
+	cmd := exec.Command(py, script)
+	cmd.Env = append(os.Environ(), "CONFORMANCE_OUT="+tmp)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gen_conformance.py: %v\n%s", err, msg)
+		t.Fatalf("%s: %v\n%s", script, err, msg)
 	}
-	fresh, err := os.ReadDir(dir)
+	fresh, err := os.ReadDir(tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	committed, err := os.ReadDir(conformanceDir)
+	committed, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(fresh) != len(committed) {
-		t.Errorf("the script writes %d files, %s holds %d: regenerate", len(fresh), conformanceDir, len(committed))
+		t.Errorf("the script writes %d files, %s holds %d: regenerate", len(fresh), dir, len(committed))
 	}
 	for _, f := range fresh {
-		if diff := goldenFileDiff(filepath.Join(conformanceDir, f.Name()), filepath.Join(dir, f.Name())); diff != "" {
-			t.Errorf("%s/%s is not what gen_conformance.py writes now: %s; regenerate with /usr/bin/python3 chunkarray/testdata/gen_conformance.py", conformanceDir, f.Name(), diff)
+		if diff := goldenFileDiff(filepath.Join(dir, f.Name()), filepath.Join(tmp, f.Name())); diff != "" {
+			t.Errorf("%s/%s is not what %s writes now: %s; regenerate with /usr/bin/python3 chunkarray/%s", dir, f.Name(), script, diff, script)
 		}
 	}
 }

@@ -24,12 +24,24 @@
 // Elementwise operations take `any` operands: an *Array, an *nd.Array, or
 // a Go scalar (bool, ints, uints, floats, complex). They exist as methods
 // for chaining, x.Add(1).Mul(2), and as functions for scalars on the left,
-// chunkarray.Sub(1, x). A Go scalar takes the array's dtype when it is of
-// the same kind or a lower one (bool < integer < float < complex): x.Add(1)
-// keeps an int8 or float32 array's dtype, as numpy 1.24's value-based
-// casting does for in-range values; a scalar of a higher kind promotes to
-// the kind's default (float64, complex128). numpy would pick float16 for
-// int8 + 1.5; there is no float16 here.
+// chunkarray.Sub(1, x). A Go scalar, or a 0-d *nd.Array, follows numpy
+// 1.24's value-based casting (nd.BinaryResultTypeOf): beside arrays of its
+// kind or a higher one (bool < integer < float and complex) it counts as
+// the smallest dtype that holds its value, so x.Add(1) keeps an int8 or
+// float32 array's dtype, an int8 array + 300 is int16, a float32 array +
+// 3.4e38 float64, and a uint8 array // 256 int16 (numpy's loop search for
+// floor_divide, remainder and power); a scalar of a higher kind promotes
+// to the kind's default (float64, complex128). numpy would pick float16
+// for int8 + 1.5; there is no float16 here.
+//
+// A 0-d *Array operand is typed by its dtype alone, like an n-d array,
+// whatever its value: the value is lazy, unknown when the result's dtype
+// is decided (Dask's rule). uint16 array - (a 0-d int8 Array holding 122)
+// is int32, -115 for 7, where numpy's 0-d array gives uint16 65421. Its
+// blocks are computed in that declared dtype too (the fused evaluator
+// never applies value-based casting to a block, only to Go scalars), so
+// an Array computes the dtype it reports; Dask declares int32 here and
+// then computes uint16.
 //
 // # Chunks
 //
@@ -86,7 +98,10 @@
 // Min, Max, Any and All combine their partials elementwise; Mean, Var and
 // Std carry (count, mean, M2) moments merged with Chan et al.'s parallel
 // formula (nd.Moments, nd.CombineMoments); ArgMin and ArgMax carry values
-// and global indices (nd.ArgChunk, nd.ArgCombine). With the scheduler's
+// and global indices (nd.ArgChunk, nd.ArgCombine); ArgReduce gives them
+// keepdims. ReduceOpts.DType is numpy's dtype= (the input cast to it;
+// integer means and variances in numpy's truncating integer arithmetic).
+// A reduced axis's empty chunks are skipped. With the scheduler's
 // depth-first order and intermediates released after their last use, a
 // reduction's live memory is bounded by chunk bytes × workers × a small
 // constant.

@@ -89,7 +89,8 @@ func (c *collector) fusedTask(a *Array) (expr *Array, red *reduceLayer, ok bool)
 
 // emitFused writes one task per block of a: expr's fused expression
 // applied to the leaves' blocks, mapped by broadcasting, and reduced when
-// red is not nil. a and expr have the same block grid.
+// red is not nil. a and expr have the same block grid, but for the
+// empty blocks a reduction skips (reduceLayer.src).
 func (c *collector) emitFused(a, expr *Array, red *reduceLayer) error {
 	f := c.fusedOf(expr)
 	var o graph.Op = f.op
@@ -101,7 +102,7 @@ func (c *collector) emitFused(a, expr *Array, red *reduceLayer) error {
 		if err != nil {
 			return
 		}
-		err = c.g.Set(a.Key(idx...), graph.Task(o, c.blockArgs(f, expr, idx)...))
+		err = c.g.Set(a.Key(idx...), graph.Task(o, c.blockArgs(f, expr, red.src(idx))...))
 	})
 	return err
 }

@@ -459,9 +459,22 @@ func (ev *evaluator) eval(sl []nd.Slice1, dst *nd.Array) (*nd.Array, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v.NDim() == 0 && n.K != kConst {
+			// Only a Go scalar (kConst) is typed by its value. Any
+			// other 0-d value (the block of a 0-d Array, a node of a 0-d
+			// tile) is typed by its dtype, as its Array was when built
+			// (see the package doc): as (1,), numpy's value-based
+			// casting does not take it for a scalar.
+			if v, err = v.Reshape(1); err != nil {
+				return nil, err
+			}
+		}
 		ev.vals[i] = v
 	}
 	r := ev.vals[last]
+	if len(tshape) == 0 && r.NDim() == 1 {
+		return r.Reshape()
+	}
 	if r != dst && !slices.Equal(r.Shape(), tshape) {
 		return r.BroadcastTo(tshape...)
 	}

@@ -230,7 +230,7 @@ func wantIndexShape(shape []int, sels []fuzzSel) (out []int, ok bool) {
 	for len(full)-fuzzCountNew(full) < len(shape) {
 		full = append(full, fuzzSel{kind: 0})
 	}
-	ax := 0
+	ax, advOut := 0, -1
 	for _, s := range full {
 		if s.kind == 3 {
 			out = append(out, 1)
@@ -238,6 +238,9 @@ func wantIndexShape(shape []int, sels []fuzzSel) (out []int, ok bool) {
 		}
 		n := shape[ax]
 		ax++
+		if s.kind >= 5 {
+			advOut = len(out)
+		}
 		switch s.kind {
 		case 0:
 			out = append(out, n)
@@ -270,6 +273,21 @@ func wantIndexShape(shape []int, sels []fuzzSel) (out []int, ok bool) {
 			out = append(out, k)
 		}
 	}
+	// numpy counts an integer beside an array index as advanced too; the
+	// advanced indices' axis goes first unless they are adjacent.
+	first, last, nadv := -1, -1, 0
+	for i, s := range sels {
+		if s.kind == 1 || s.kind >= 5 {
+			if first < 0 {
+				first = i
+			}
+			last, nadv = i, nadv+1
+		}
+	}
+	if adv == 1 && last-first+1 != nadv {
+		n := out[advOut]
+		out = append([]int{n}, slices.Delete(out, advOut, advOut+1)...)
+	}
 	if out == nil {
 		out = []int{}
 	}
@@ -295,6 +313,9 @@ func FuzzIndexSelectors(f *testing.F) {
 	f.Add([]byte{1, 7, 1, 1, 2, 3, 0, 0xfe, 3})
 	f.Add([]byte{1, 7, 1, 1, 2, 0xfc, 0xfb, 0xfb, 0})
 	f.Add([]byte{2, 6, 2, 5, 3, 2, 2, 0xff, 0xfe, 0xfa, 0, 2, 0xf9, 0xff, 0xf9, 0})
+	// x[0, :, [1, 2]]-like: an integer and an integer array separated by a
+	// slice put the array's axis first.
+	f.Add([]byte{3, 4, 2, 5, 3, 3, 2, 3, 1, 0, 0, 5, 2, 1, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := &fuzzBytes{data}
 		ndim := int(in.byte() % 4)

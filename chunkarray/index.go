@@ -17,8 +17,13 @@ import (
 // Ellipsis (as many All as the other selections leave), Ints (numpy's
 // integer-array index: positions in any order, repeats allowed) and Bools
 // (numpy's boolean index: a mask as long as the axis). At most one Ints or
-// Bools appears in one Index call; its axis keeps its place in the result,
-// as numpy does for a single advanced index.
+// Bools appears in one Index call. Its axis goes where numpy puts the
+// broadcast axes of advanced indices, counting every At as an advanced
+// index beside it (numpy does): in place when the advanced indices are
+// adjacent in the call (x[:, 0, [1, 2]] has shape (7, 2) for x of shape
+// (7, 9, 5)), first when anything (All, a range, NewAxis or Ellipsis, even
+// one that stands for no axis) separates them (x[0, :, [1, 2]] has shape
+// (2, 9)).
 type Sel struct {
 	kind              int
 	start, stop, step int
@@ -146,9 +151,10 @@ func (a *Array) Index(sels ...Sel) *Array {
 	}
 	var shape []int
 	var chunks [][]int
-	l := &getitemLayer{in: a}
+	l := &getitemLayer{in: a, front: -1}
 	var toks []any
 	ax := 0
+	advAt := -1 // the output axis of the Ints or Bools (before moving it)
 	for _, s := range full {
 		toks = append(toks, s.kind, s.start, s.stop, s.step, s.noStart, s.noStop, s.ints, s.bools)
 		if s.kind == selNew {
@@ -202,6 +208,9 @@ func (a *Array) Index(sels ...Sel) *Array {
 		if s.kind == selAt {
 			l.outAx = append(l.outAx, -1)
 		} else {
+			if s.kind == selInts || s.kind == selBools {
+				advAt, l.front = len(shape), ax
+			}
 			l.outAx = append(l.outAx, len(shape))
 			c := make([]int, len(plan))
 			tot := 0
@@ -214,10 +223,57 @@ func (a *Array) Index(sels ...Sel) *Array {
 		}
 		ax++
 	}
+	if nadv == 1 && !advancedAdjacent(sels) {
+		l.moveFront(advAt)
+		n, c := shape[advAt], chunks[advAt]
+		shape = slices.Insert(slices.Delete(shape, advAt, advAt+1), 0, n)
+		chunks = slices.Insert(slices.Delete(chunks, advAt, advAt+1), 0, c)
+	} else {
+		l.front = -1
+	}
 	if shape == nil {
 		shape, chunks = []int{}, [][]int{}
 	}
 	return newArray(name, shape, chunks, a.dtype, l, append([]any{a.name}, toks...)...)
+}
+
+// advancedAdjacent reports whether the advanced indices of sels (the Ints
+// or Bools and every At beside it) sit next to each other: numpy then
+// keeps their broadcast axes in place, and otherwise puts them first.
+// Anything else between them separates them, an Ellipsis that stands for
+// no axis included (numpy 1.24: x[:, [0, 1], ..., 1] of a 3-d x has shape
+// (2, 7)).
+func advancedAdjacent(sels []Sel) bool {
+	first, last, n := -1, -1, 0
+	for i, s := range sels {
+		switch s.kind {
+		case selAt, selInts, selBools:
+			if first < 0 {
+				first = i
+			}
+			last = i
+			n++
+		}
+	}
+	return last-first+1 == n
+}
+
+// moveFront records that the output axis at (the Ints or Bools one) comes
+// first: the output axes before it shift by one.
+func (l *getitemLayer) moveFront(at int) {
+	for i, o := range l.outAx {
+		switch {
+		case o == at:
+			l.outAx[i] = 0
+		case o >= 0 && o < at:
+			l.outAx[i] = o + 1
+		}
+	}
+	for i, o := range l.newAx {
+		if o < at {
+			l.newAx[i] = o + 1
+		}
+	}
 }
 
 // locate returns the block holding position i of an axis chunked as c,
@@ -373,10 +429,35 @@ func (a *Array) Take(axis int, idx []int) *Array {
 	return a.Index(sels...)
 }
 
+// TakeFlat selects positions idx of the flattened array (numpy.take with
+// axis=None): a 1-d result, positions counted in C order, negative ones
+// from the end.
+func (a *Array) TakeFlat(idx []int) *Array {
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	return a.Reshape(-1).Take(0, idx)
+}
+
+// CompressFlat selects the positions of the flattened array where cond is
+// true (numpy.compress with axis=None); cond is as Compress's.
+func (a *Array) CompressFlat(cond any) *Array {
+	const name = "compress"
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	idx, err := compressIndices(name, a.shape, cond, 0, a.Size())
+	if err != nil {
+		return errArray(err)
+	}
+	return a.Reshape(-1).Take(0, idx)
+}
+
 // Compress selects the positions of axis where cond is true, as
 // numpy.compress: cond is a []bool or a 1-d bool *nd.Array (a computed
-// mask); it may be shorter than the axis (the rest is dropped), not
-// longer.
+// mask); it may be shorter than the axis (the rest is dropped), and
+// longer when its extra entries are all false; a true one beyond the
+// axis is an *IndexError.
 func (a *Array) Compress(cond any, axis int) *Array {
 	const name = "compress"
 	if err := a.Err(); err != nil {
@@ -386,24 +467,38 @@ func (a *Array) Compress(cond any, axis int) *Array {
 	if err != nil {
 		return errArray(err)
 	}
+	idx, err := compressIndices(name, a.shape, cond, ax, a.shape[ax])
+	if err != nil {
+		return errArray(err)
+	}
+	return a.Take(ax, idx)
+}
+
+// compressIndices returns the positions where cond (Compress's) is true
+// along an axis of length n (axis and shape name it in errors).
+func compressIndices(name string, shape []int, cond any, axis, n int) ([]int, error) {
 	var mask []bool
 	switch c := cond.(type) {
 	case []bool:
 		mask = c
 	case *nd.Array:
 		if c == nil || c.NDim() != 1 || c.DType() != nd.Bool {
-			return errorf(name, [][]int{a.shape}, "condition must be a 1-d bool array")
+			return nil, &Error{Op: name, Shapes: [][]int{shape}, Reason: "condition must be a 1-d bool array"}
 		}
+		var err error
 		if mask, err = nd.Values[bool](c); err != nil {
-			return errArray(&Error{Op: name, Err: err})
+			return nil, &Error{Op: name, Err: err}
 		}
 	default:
-		return errorf(name, [][]int{a.shape}, "condition of type %T: want []bool or *nd.Array", cond)
+		return nil, &Error{Op: name, Shapes: [][]int{shape}, Reason: fmt.Sprintf("condition of type %T: want []bool or *nd.Array", cond)}
 	}
-	if len(mask) > a.shape[ax] {
-		return errorf(name, [][]int{a.shape}, "condition of length %d is longer than axis %d (%d)", len(mask), ax, a.shape[ax])
+	if len(mask) > n {
+		if i := slices.Index(mask[n:], true); i >= 0 {
+			return nil, &IndexError{Op: name, Axis: axis, Index: n + i, Len: n}
+		}
+		mask = mask[:n]
 	}
-	return a.Take(ax, maskIndices(mask))
+	return maskIndices(mask), nil
 }
 
 func normAxis(op string, a *Array, axis int) (int, error) {
@@ -422,6 +517,7 @@ type getitemLayer struct {
 	outAx []int // per input axis, the output axis (-1: dropped by At)
 	plan  [][]axSel
 	newAx []int // output axes made by NewAxis
+	front int   // the input axis whose (advanced) output axis is first, or -1
 }
 
 func (l *getitemLayer) inputs() []*Array { return []*Array{l.in} }
@@ -444,14 +540,19 @@ func (l *getitemLayer) block(a *Array, idx []int) graph.Node {
 			geo = append(geo, p.lo, p.step, p.n)
 		}
 	}
-	return graph.Task(getitemOp, graph.Ref(l.in.Key(src...)), graph.Lit(geo), graph.Lit(a.blockShape(idx)))
+	args := []graph.Arg{graph.Ref(l.in.Key(src...)), graph.Lit(geo), graph.Lit(a.blockShape(idx))}
+	if l.front >= 0 {
+		args = append(args, graph.Lit([]int{l.front}))
+	}
+	return graph.Task(getitemOp, args...)
 }
 
 var getitemOp = newOp(opGetitem, getitemP{})
 
 // getitemP selects from a block. Args: the block; per axis either (lo,
 // step, n) for a strided range or (-1, k, k positions) for a gather; the
-// output block shape.
+// output block shape; optionally [ax], the input axis that comes first in
+// the output (numpy's rule for separated advanced indices, see Sel).
 type getitemP struct{}
 
 func (getitemP) run(_ context.Context, args []any) (any, error) {
@@ -511,6 +612,24 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 	}
 	for _, x := range gs {
 		if v, err = takeAxis(v, x.ax, x.idx); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) > 3 {
+		front, err := argInts(args, 3, opGetitem)
+		if err != nil {
+			return nil, err
+		}
+		if len(front) != 1 || front[0] < 0 || front[0] >= v.NDim() {
+			return bad()
+		}
+		perm := []int{front[0]}
+		for ax := range v.NDim() {
+			if ax != front[0] {
+				perm = append(perm, ax)
+			}
+		}
+		if v, err = v.Transpose(perm...); err != nil {
 			return nil, err
 		}
 	}

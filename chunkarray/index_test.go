@@ -291,7 +291,7 @@ func TestIndexErrors(t *testing.T) {
 		{"two arrays", a.Index(Ints(0), Ints(1)), "only one integer or boolean"},
 		{"zero step", a.Index(RangeStep(0, 3, 0)), "step cannot be zero"},
 		{"bool length", a.Index(Bools(true)), "boolean index of length 1"},
-		{"compress long", a.Compress(make([]bool, 9), 0), "longer than axis 0"},
+		{"compress long", a.Compress([]bool{false, false, false, false, false, false, true}, 0), "index 6 is out of bounds for axis 0 with size 4"},
 		{"compress type", a.Compress([]int{1}, 0), "want []bool"},
 	}
 	for _, tt := range tests {

@@ -120,6 +120,9 @@ func (p npyReadP) read(st, sh []int) (*nd.Array, error) {
 	if err := graph.CheckPath(opNPYRead, p.Path); err != nil {
 		return nil, err
 	}
+	if p.Fortran && len(sh) > 1 && slices.Equal(sh[1:], p.Shape[1:]) {
+		return p.readRows(st[0], sh)
+	}
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return nil, &npy.Error{File: p.Path, Reason: "open", Err: err}
@@ -133,15 +136,98 @@ func (p npyReadP) read(st, sh []int) (*nd.Array, error) {
 		fshape, fstart, fbshape = reversedInts(p.Shape), reversedInts(st), reversedInts(sh)
 	}
 	return nd.FillBytes(p.D, sh, p.Fortran, p.BigEndian, func(dst []byte) error {
-		pos := int64(0)
-		return regionRuns(fshape, fstart, fbshape, p.D.Size(), func(off, n int64) error {
-			if _, err := f.ReadAt(dst[pos:pos+n], p.Offset+off); err != nil {
-				return &npy.Error{File: p.Path, Reason: fmt.Sprintf("reading block at %v", st), Err: err}
-			}
-			pos += n
-			return nil
-		})
+		rd := runReader{f: f, base: p.Offset, dst: dst}
+		err := regionRuns(fshape, fstart, fbshape, p.D.Size(), rd.add)
+		if err == nil {
+			err = rd.flush()
+		}
+		if err != nil {
+			return &npy.Error{File: p.Path, Reason: fmt.Sprintf("reading block at %v", st), Err: err}
+		}
+		return nil
 	})
+}
+
+// readRows reads a block of whole rows of axis 0 of a Fortran-order file
+// with npy.File.ReadRowsInto, which reads the file in large pieces and
+// transposes them: in such a file the block is a run of sh[0] elements
+// every Shape[0], across the whole file. The block comes back in C order.
+func (p npyReadP) readRows(start int, sh []int) (*nd.Array, error) {
+	f, err := npy.OpenFile(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if h := f.Header(); h.DType != p.D || h.BigEndian != p.BigEndian || !h.Fortran || !slices.Equal(h.Shape, p.Shape) {
+		return nil, &npy.Error{File: p.Path, Reason: fmt.Sprintf("the file changed: header %v %v, was %v %v", h.DType, h.Shape, p.D, p.Shape)}
+	}
+	return nd.FillBytes(p.D, sh, false, p.BigEndian, func(dst []byte) error {
+		return f.ReadRowsInto(dst, 1, start, sh[0])
+	})
+}
+
+// runReader reads the runs of a region into dst one after the other,
+// merging runs less than runGapBytes apart into one ReadAt through a
+// buffer of at most runSpanBytes: a block of a Fortran-order file that
+// is thin along axis 0 (rows of a file whose first axis varies fastest)
+// is a run of a few bytes every few bytes, and a ReadAt per run made
+// reading it a syscall per few elements.
+type runReader struct {
+	f    *os.File
+	base int64
+	dst  []byte
+	pos  int64 // bytes of dst filled by the runs added so far
+
+	runs   [][3]int64 // pending runs: file offset, length, position in dst
+	lo, hi int64      // file span of the pending runs
+	buf    []byte
+}
+
+const (
+	runGapBytes  = 16 << 10 // a gap read rather than skipped (cheaper than a syscall)
+	runSpanBytes = 4 << 20  // the most one merged read spans
+)
+
+// add takes the next run: n bytes at offset off of the region's file.
+func (r *runReader) add(off, n int64) error {
+	if len(r.runs) > 0 && (off < r.hi || off-r.hi > runGapBytes || off+n-r.lo > runSpanBytes) {
+		if err := r.flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.runs) == 0 {
+		r.lo = off
+	}
+	r.runs = append(r.runs, [3]int64{off, n, r.pos})
+	r.hi = off + n
+	r.pos += n
+	return nil
+}
+
+// flush reads the pending runs: straight into dst when there is one,
+// else their span into the buffer and each run out of it.
+func (r *runReader) flush() error {
+	defer func() { r.runs = r.runs[:0] }()
+	switch len(r.runs) {
+	case 0:
+		return nil
+	case 1:
+		x := r.runs[0]
+		_, err := r.f.ReadAt(r.dst[x[2]:x[2]+x[1]], r.base+x[0])
+		return err
+	}
+	span := r.hi - r.lo
+	if int64(cap(r.buf)) < span {
+		r.buf = make([]byte, span)
+	}
+	b := r.buf[:span]
+	if _, err := r.f.ReadAt(b, r.base+r.lo); err != nil {
+		return err
+	}
+	for _, x := range r.runs {
+		copy(r.dst[x[2]:x[2]+x[1]], b[x[0]-r.lo:x[0]-r.lo+x[1]])
+	}
+	return nil
 }
 
 // sourceLayer: each block is read by one task of op whose arguments are
@@ -238,9 +324,23 @@ func (p zarrReadP) run(ctx context.Context, args []any) (any, error) {
 // FromZarr returns the zarr array (v2 or v3) stored in the folder path,
 // one block per stored chunk: each block's task reads one chunk file
 // (missing chunks read as the fill value). The metadata is read once, now;
-// errors are sticky and name the file. Rechunk the result for other
-// chunks.
-func FromZarr(path string) *Array {
+// errors are sticky and name the file. An optional chunks spec (Dask's
+// from_zarr(chunks=...): anything Rechunk takes, a per-axis map's missing
+// axes keeping the stored chunks) gives the result other chunks, the
+// stored ones read and rechunked; more than one spec is an error.
+func FromZarr(path string, chunks ...any) *Array {
+	const name = "from-zarr"
+	if len(chunks) > 1 {
+		return errorf(name, nil, "%d chunk specs: want at most one", len(chunks))
+	}
+	a := fromZarr(path)
+	if len(chunks) == 1 && a.err == nil {
+		a = a.Rechunk(chunks[0])
+	}
+	return a
+}
+
+func fromZarr(path string) *Array {
 	const name = "from-zarr"
 	z, err := zarr.Open(path)
 	if err != nil {

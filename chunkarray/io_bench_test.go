@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
 )
 
 // benchmarkIO times a read-square-sum of an n×n int32 file in c×c blocks
@@ -47,3 +48,31 @@ func benchmarkIO(b *testing.B, n, c int) {
 
 func BenchmarkIOSmall(b *testing.B) { benchmarkIO(b, 1000, 250) }
 func BenchmarkIOLarge(b *testing.B) { benchmarkIO(b, 4000, 1000) }
+
+// BenchmarkFromNPYFortran sums a 20 MiB float32 array of shape
+// (16, 20, 128, 128) read from a C-order and a Fortran-order .npy file
+// in blocks of one entry of axis 0: in the Fortran file each block is a
+// 4-byte run every 64 bytes.
+func BenchmarkFromNPYFortran(b *testing.B) {
+	ctx := context.Background()
+	shape := []int{16, 20, 128, 128}
+	a, err := Random(0).Integers(0, 100, shape, []int{1, 20, 128, 128}).AsType(nd.Float32).Compute(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fortran := range []bool{false, true} {
+		path := filepath.Join(b.TempDir(), "a.npy")
+		if err := npy.WriteFile(path, a, fortran); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("fortran=%v", fortran), func(b *testing.B) {
+			b.SetBytes(int64(a.Nbytes()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := FromNPY(path, []int{1, 20, 128, 128}).Sum().Compute(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -463,3 +463,82 @@ print(repr(float(x.sum())), int(x.astype("int16").sum()), repr(float(x.astype("f
 	check("blosc.zarr", FromZarr(filepath.Join(dir, "blosc.zarr")), f[1])
 	check("raw.zarr", FromZarr(filepath.Join(dir, "raw.zarr")), f[2])
 }
+
+// TestFromZarrChunks reads a store written from parity's numpy input
+// f64a (7×9×5, stored in 3×4×5 chunks) with a chunks option: the values
+// are numpy's, the chunks the spec's, a map's missing axes keep the
+// stored chunks; two specs are an error.
+func TestFromZarrChunks(t *testing.T) {
+	want, err := npy.ReadFile(filepath.Join(parityDir, "in_f64a.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "a.zarr")
+	if err := FromNDArray(want, []int{3, 4, 5}).ToZarr(context.Background(), path, ZarrOptions{Chunks: []int{3, 4, 5}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		spec   any
+		chunks [][]int
+	}{
+		{map[int]any{0: -1}, [][]int{{7}, {4, 4, 1}, {5}}},
+		{map[int]any{1: 2, 2: "auto"}, [][]int{{3, 3, 1}, {2, 2, 2, 2, 1}, {5}}},
+		{[]int{6, 9, 2}, [][]int{{6, 1}, {9}, {2, 2, 1}}},
+		{"auto", [][]int{{7}, {9}, {5}}},
+	} {
+		a := FromZarr(path, tt.spec)
+		if err := a.Err(); err != nil {
+			t.Fatalf("FromZarr(%v): %v", tt.spec, err)
+		}
+		if !slices.EqualFunc(a.Chunks(), tt.chunks, slices.Equal) {
+			t.Errorf("FromZarr(%v) chunks %v, want %v", tt.spec, a.Chunks(), tt.chunks)
+		}
+		if d := diff(want, computeAll(t, a), 0); d != "" {
+			t.Errorf("FromZarr(%v): %s", tt.spec, d)
+		}
+	}
+	if err := FromZarr(path, 2, 3).Err(); err == nil || !strings.Contains(err.Error(), "2 chunk specs") {
+		t.Errorf("two specs: %v", err)
+	}
+	if err := FromZarr(path, map[int]any{5: 1}).Err(); err == nil || !strings.Contains(err.Error(), "axis 5 is out of bounds") {
+		t.Errorf("bad axis: %v", err)
+	}
+}
+
+// TestFromNPYFortranThinBlocks reads a Fortran-order file in blocks thin
+// along axis 0 (runs of a few elements a few elements apart, which the
+// reader merges into larger reads) and in blocks cut along every axis,
+// against npy.ReadFile's whole read.
+func TestFromNPYFortranThinBlocks(t *testing.T) {
+	for _, c := range []struct {
+		d     nd.DType
+		shape []int
+	}{
+		{nd.Float32, []int{6, 50, 40}},
+		{nd.Uint16, []int{9, 5, 7, 11}},
+		{nd.Complex128, []int{4, 300, 3}},
+	} {
+		path := filepath.Join(t.TempDir(), "f.npy")
+		if err := npy.WriteFile(path, testArray(t, c.d, c.shape...), true); err != nil {
+			t.Fatal(err)
+		}
+		want, err := npy.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		thin := append([]int{1}, c.shape[1:]...)
+		cut := make([]int, len(c.shape))
+		for i, s := range c.shape {
+			cut[i] = max(1, s/3)
+		}
+		for _, chunks := range [][]int{thin, cut} {
+			got, err := FromNPY(path, chunks).Compute(context.Background(), WithScheduler(sched.Sync{}))
+			if err != nil {
+				t.Fatalf("%v chunks %v: %v", c.shape, chunks, err)
+			}
+			if d := diff(want, got, 0); d != "" {
+				t.Fatalf("%v chunks %v: %s", c.shape, chunks, d)
+			}
+		}
+	}
+}

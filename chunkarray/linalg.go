@@ -268,6 +268,7 @@ func Matmul(a, b *Array) *Array {
 			}
 			if x.shape[j] == 1 && batch[ax] != 1 {
 				m[j] = axSrc{srcZero, 0}
+				want[j] = []int{1} // block 0 is then the element, not an empty chunk
 				continue
 			}
 			m[j] = axSrc{srcOut, ax}

@@ -163,6 +163,7 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 			k := strings.IndexRune(outInd, r)
 			if a.X.shape[j] == 1 && shape[k] != 1 {
 				m = append(m, -1)
+				want[j] = []int{1} // its one block, not an empty one beside it
 				continue
 			}
 			m = append(m, k)
@@ -312,7 +313,7 @@ func checkBlock(fn string, info BlockInfo, out *nd.Array, d nd.DType) (*nd.Array
 	}
 	if !slices.Equal(out.Shape(), want) || out.DType() != d {
 		return nil, &Error{Op: fn, Shapes: [][]int{want, out.Shape()},
-			Reason: fmt.Sprintf("block %v: promised %s, function returned %s", info.Index, d, out.DType())}
+			Reason: fmt.Sprintf("block %v: promised shape %v of %s, function returned shape %v of %s", info.Index, want, d, out.Shape(), out.DType())}
 	}
 	return out, nil
 }

@@ -10,13 +10,20 @@ import (
 )
 
 // rechunkTo returns a with the chunks of out (an ndim-axis chunking that
-// a's axes align to on the right) on every axis where a is not broadcast.
+// a's axes align to on the right) on every axis where a is not broadcast,
+// and one chunk on every axis where it is: a broadcast axis chunked
+// (1, 0) or (0, 1) would send every output block to an input block index
+// the axis may not have, or to its empty block.
 func rechunkTo(a *Array, out [][]int, ndim int) *Array {
 	want := slices.Clone(a.chunks)
 	changed := false
 	for j := range want {
 		ax := j + ndim - a.NDim()
 		if a.shape[j] == 1 && sum(out[ax]) != 1 {
+			if len(want[j]) > 1 {
+				want[j] = []int{1}
+				changed = true
+			}
 			continue
 		}
 		if !slices.Equal(want[j], out[ax]) {
@@ -30,6 +37,31 @@ func rechunkTo(a *Array, out [][]int, ndim int) *Array {
 	return a.Rechunk(want)
 }
 
+// keepUnset returns a per-axis chunk spec for Rechunk with the axes it
+// leaves out (a map's missing keys, nil entries) set to a's current
+// chunks; other specs come back as they are.
+func keepUnset(spec any, a *Array) (any, error) {
+	bad := func(format string, args ...any) error {
+		return &Error{Op: "rechunk", Shapes: [][]int{a.shape}, Reason: "chunks " + fmt.Sprintf(format, args...)}
+	}
+	switch s := spec.(type) {
+	case map[int]any, map[int]int:
+		return axisMap(s, a.NDim(), a.chunks, bad)
+	case []any:
+		if len(s) != a.NDim() {
+			return spec, nil // NormalizeChunks says what is wrong
+		}
+		per := slices.Clone(s)
+		for i, v := range per {
+			if v == nil {
+				per[i] = a.chunks[i]
+			}
+		}
+		return per, nil
+	}
+	return spec, nil
+}
+
 func sum(c []int) int {
 	s := 0
 	for _, x := range c {
@@ -41,7 +73,10 @@ func sum(c []int) int {
 // piece is the part of an input chunk that lands in an output chunk.
 type piece struct{ in, lo, hi int }
 
-// Rechunk returns a with new chunks (any spec NormalizeChunks takes).
+// Rechunk returns a with new chunks (any spec NormalizeChunks takes). In
+// a per-axis spec ([]any, or a map from axis to entry as Dask's
+// {0: -1, 1: 100, 2: "auto"}), an axis left out of a map or given nil
+// keeps its current chunks.
 //
 // The plan bounds what any task holds: with B = 2 × the larger of the
 // largest input and the largest output chunk (bytes), no rechunk task
@@ -60,7 +95,11 @@ func (a *Array) Rechunk(chunks any) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	ch, err := NormalizeChunks("rechunk", chunks, a.shape, a.dtype)
+	spec, err := keepUnset(chunks, a)
+	if err != nil {
+		return errArray(err)
+	}
+	ch, err := NormalizeChunks("rechunk", spec, a.shape, a.dtype)
 	if err != nil {
 		return errArray(err)
 	}

@@ -22,6 +22,20 @@ type ReduceOpts struct {
 	// default), or DeviceCUDA for Sum, Max and Min of float32/float64
 	// arrays (device.go: what is supported, the GPU=1 resource, errors).
 	Device string
+	// DType is numpy's dtype= argument of Sum, Prod, Mean, Var and Std
+	// (nd.Invalid, the zero value: the default): the dtype the reduction
+	// computes in and returns. Sum and Prod cast the input to it and wrap
+	// as numpy does (int8 sums stay int8). Mean, Var and Std with a float
+	// or complex dtype cast the input to it; with an integer or bool one
+	// they follow numpy's integer arithmetic: the mean is the sum in the
+	// dtype divided by the count and truncated, the variance sums the
+	// squared deviations from that truncated mean in the dtype (so var of
+	// [1.5, 2.5, 4.0] with int64 is 1), and Std then is an error unless
+	// every axis is reduced without Keepdims, where numpy's sqrt casts a
+	// scalar (for an array it refuses the float result). Min, Max, Any,
+	// All and the arg reductions take no dtype (an error, as numpy's
+	// TypeError).
+	DType nd.DType
 }
 
 // stages of a reduction tree
@@ -53,6 +67,7 @@ type reduceP struct {
 	Flat     bool        `json:"flat"`
 	Shape    []int       `json:"shape"`            // the input's, for flat arg reductions
 	Device   string      `json:"device,omitempty"` // chunk stage only (device.go)
+	Out      nd.DType    `json:"out,omitempty"`    // the result's dtype when not ReduceResultType's (ReduceOpts.DType)
 }
 
 var combineOps = map[nd.ReduceOp]nd.BinaryOp{
@@ -134,7 +149,11 @@ func (p reduceP) combinePlain(list []any) (any, error) {
 		}
 	}
 	if p.Stage == stAgg {
-		if want := nd.ReduceResultType(p.Op, p.D); acc.DType() != want {
+		want := nd.ReduceResultType(p.Op, p.D)
+		if p.Out != nd.Invalid {
+			want = p.Out
+		}
+		if acc.DType() != want {
 			if acc, err = acc.AsType(want); err != nil {
 				return nil, err
 			}
@@ -189,6 +208,9 @@ func (p reduceP) combineArg(list []any) (any, error) {
 	}
 	if p.Stage == stAgg {
 		if p.Flat {
+			if p.Keepdims {
+				return i.Reshape(ones(len(p.Shape))...)
+			}
 			return i.Reshape()
 		}
 		if !p.Keepdims {
@@ -217,15 +239,60 @@ type reduceLayer struct {
 	op     *op[reduceP]
 	groups [][][2]int
 	origin bool // pass the block origin (arg chunk stage)
+	// keep, for the chunk stage, lists per input axis the input blocks
+	// it reads (nil: all): a reduced axis's empty chunks are skipped.
+	keep [][]int
+}
+
+// src returns the input block that chunk-stage block idx reads (idx
+// itself when no block is skipped; a nil l reads idx).
+func (l *reduceLayer) src(idx []int) []int {
+	if l == nil || l.keep == nil {
+		return idx
+	}
+	out := make([]int, len(idx))
+	for ax, j := range idx {
+		out[ax] = j
+		if k := l.keep[ax]; k != nil {
+			out[ax] = k[j]
+		}
+	}
+	return out
+}
+
+// skipEmpty returns, per axis of a, the blocks a reduction over the axes
+// red reads: along a reduced axis that is not empty as a whole, the
+// blocks of its non-empty chunks (nil: every block). An empty block
+// contributes nothing to a reduction, and Min, Max and the arg
+// reductions have no partial to give for one; only a reduction over an
+// empty axis is numpy's error. It returns nil when no block is skipped.
+func skipEmpty(a *Array, red []bool) [][]int {
+	var keep [][]int
+	for ax, c := range a.chunks {
+		if !red[ax] || a.shape[ax] == 0 || !slices.Contains(c, 0) {
+			continue
+		}
+		if keep == nil {
+			keep = make([][]int, len(a.chunks))
+		}
+		keep[ax] = []int{}
+		for j, n := range c {
+			if n > 0 {
+				keep[ax] = append(keep[ax], j)
+			}
+		}
+	}
+	return keep
 }
 
 func (l *reduceLayer) inputs() []*Array { return []*Array{l.in} }
 
 func (l *reduceLayer) block(a *Array, idx []int) graph.Node {
 	if l.op.p.Stage == stChunk {
-		args := []graph.Arg{graph.Ref(l.in.Key(idx...))}
+		src := l.src(idx)
+		args := []graph.Arg{graph.Ref(l.in.Key(src...))}
 		if l.origin {
-			args = append(args, graph.Lit(l.in.blockStart(idx)))
+			args = append(args, graph.Lit(l.in.blockStart(src)))
 		}
 		n := graph.Task(l.op, args...)
 		if l.op.p.Device == DeviceCUDA {
@@ -255,6 +322,9 @@ func (l *reduceLayer) block(a *Array, idx []int) graph.Node {
 func (a *Array) Reduce(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
+	}
+	if o.DType != nd.Invalid {
+		return a.reduceAs(op, axes, o)
 	}
 	kind := pkPlain
 	switch op {
@@ -309,13 +379,21 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	if o.Device == DeviceCUDA {
 		tok = append(tok, o.Device)
 	}
-	// chunk stage: same grid, reduced axes one element per block
+	if p.Out != nd.Invalid {
+		tok = append(tok, "out", int(p.Out))
+	}
+	// chunk stage: same grid less the skipped empty blocks, reduced axes
+	// one element per block
+	keep := skipEmpty(a, red)
 	ch := make([][]int, a.NDim())
 	sh := make([]int, a.NDim())
 	for i := range ch {
 		if red[i] {
-			ch[i] = ones(len(a.chunks[i]))
-			sh[i] = len(a.chunks[i])
+			nb := len(a.chunks[i])
+			if keep != nil && keep[i] != nil {
+				nb = len(keep[i])
+			}
+			ch[i], sh[i] = ones(nb), nb
 		} else {
 			ch[i], sh[i] = a.chunks[i], a.shape[i]
 		}
@@ -325,7 +403,7 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	if o.Device == DeviceCUDA {
 		cp.Device = DeviceCUDA
 	}
-	cur := newArray(name+"-chunk", sh, ch, a.dtype, &reduceLayer{in: a, op: newOp(opReduce, cp), origin: p.Kind == pkArg}, tok...)
+	cur := newArray(name+"-chunk", sh, ch, a.dtype, &reduceLayer{in: a, op: newOp(opReduce, cp), origin: p.Kind == pkArg, keep: keep}, tok...)
 	for level := 0; ; level++ {
 		done := true
 		for _, x := range ax {
@@ -363,7 +441,7 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 		}
 		sp.Stage = stAgg
 		fch, fsh := ch, sh
-		if p.Flat {
+		if p.Flat && !o.Keepdims {
 			fch, fsh = [][]int{}, []int{}
 		} else if !o.Keepdims {
 			fch, fsh = nil, nil
@@ -379,6 +457,80 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 		}
 		return newArray(name, fsh, fch, outD, &aggLayer{reduceLayer{in: cur, op: newOp(opReduce, sp), groups: groups}, red, p.Flat}, append(tok, "agg")...)
 	}
+}
+
+// reduceAs is Reduce with o.DType set (see ReduceOpts.DType).
+func (a *Array) reduceAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
+	name, d := op.String(), o.DType
+	if !d.Valid() {
+		return errorf(name, [][]int{a.shape}, "invalid dtype %d", int(d))
+	}
+	plain := o
+	plain.DType = nd.Invalid
+	inexact := d.IsFloat() || d.IsComplex()
+	switch {
+	case op == nd.Sum || op == nd.Prod:
+		x := a.AsType(d)
+		if err := x.Err(); err != nil {
+			return errArray(err)
+		}
+		return x.reduce(name, reduceP{Kind: pkPlain, Op: op, Out: d}, axes, plain, d)
+	case op == nd.Mean && inexact, (op == nd.Var || op == nd.Std) && inexact && (!a.dtype.IsComplex() || d.IsComplex()):
+		// The input cast to d, reduced as usual (the moments in float64,
+		// then rounded to d); a complex d takes the real variance back to
+		// complex, as numpy's complex sum of |x - mean|² is.
+		return a.AsType(d).Reduce(op, axes, plain).AsType(d)
+	case op == nd.Mean || op == nd.Var || op == nd.Std:
+		return a.momentsAs(op, axes, o)
+	}
+	return errorf(name, [][]int{a.shape}, "takes no dtype (numpy's %s has no dtype argument)", name)
+}
+
+// momentsAs computes Mean, Var or Std with o.DType as numpy's _mean and
+// _var do when that dtype is not the float the moments give: the mean is
+// sum(a, dtype)/count cast to dtype; the variance the sum, in dtype, of
+// the squared deviations of a from that mean (|x - mean|² for complex),
+// divided by count - ddof and cast to dtype; the standard deviation its
+// square root cast to dtype, for a 0-d result only (numpy refuses to
+// write sqrt's float result into an integer array).
+func (a *Array) momentsAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
+	name, d := op.String(), o.DType
+	if axes == nil {
+		axes = make([]int, a.NDim())
+		for i := range axes {
+			axes[i] = i
+		}
+	}
+	ax, err := nd.NormalizeAxes(name, axes, a.NDim())
+	if err != nil {
+		return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
+	}
+	if op == nd.Std && !d.IsFloat() && !d.IsComplex() && (o.Keepdims || len(ax) < a.NDim()) {
+		return errorf(name, [][]int{a.shape}, "dtype %s: cannot cast sqrt's float result to %s (numpy's UFuncTypeError; only a 0-d result is cast)", d, d)
+	}
+	n := 1
+	for _, x := range ax {
+		n *= a.shape[x]
+	}
+	sumIn := ReduceOpts{SplitEvery: o.SplitEvery, DType: d, Keepdims: true}
+	mean := a.Reduce(nd.Sum, ax, sumIn).Div(n).AsType(d)
+	if op == nd.Mean {
+		if !o.Keepdims {
+			mean = mean.Squeeze(ax...)
+		}
+		return mean
+	}
+	x := a.Sub(mean)
+	sq := x.Mul(x)
+	if x.DType().IsComplex() {
+		sq = x.Abs().Square()
+	}
+	sumIn.Keepdims = o.Keepdims
+	r := sq.Reduce(nd.Sum, ax, sumIn).Div(max(n-o.Ddof, 0)).AsType(d)
+	if op == nd.Std {
+		r = r.Sqrt().AsType(d)
+	}
+	return r
 }
 
 // aggLayer is the last stage; its block index lacks the dropped axes.
@@ -436,16 +588,36 @@ func nilIfEmpty(axes []int) []int {
 
 // ArgMin returns the indices of the minima along axis, or of the flattened
 // array when flat (then axis is ignored and the result is 0-d). The first
-// NaN wins, as in numpy.
+// NaN wins, as in numpy. ArgReduce takes keepdims.
 func (a *Array) ArgMin(axis int, flat bool) *Array { return a.argReduce(nd.ArgMin, axis, flat) }
 
 // ArgMax is ArgMin for maxima.
 func (a *Array) ArgMax(axis int, flat bool) *Array { return a.argReduce(nd.ArgMax, axis, flat) }
 
 func (a *Array) argReduce(op nd.ArgOp, axis int, flat bool) *Array {
+	return a.ArgReduce(op, axis, flat, ReduceOpts{})
+}
+
+// ArgReduce is ArgMin or ArgMax (op) with options, numpy's argmin and
+// argmax with keepdims: along axis, or over the flattened array when flat
+// (axis ignored). o.Keepdims keeps the reduced axis with length 1, and
+// with flat every axis (numpy's shape (1, 1, …) for axis=None);
+// o.SplitEvery is Reduce's. Ddof, DType and Device do not apply to arg
+// reductions: setting them is an error.
+func (a *Array) ArgReduce(op nd.ArgOp, axis int, flat bool, o ReduceOpts) *Array {
+	name := op.String()
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	if op != nd.ArgMin && op != nd.ArgMax {
+		return errorf("argreduce", [][]int{a.shape}, "op %d is not ArgMin or ArgMax", int(op))
+	}
+	if o.Ddof != 0 || o.DType != nd.Invalid || (o.Device != "" && o.Device != DeviceCPU) {
+		return errorf(name, [][]int{a.shape}, "takes no ddof, dtype or device")
+	}
 	var axes []int
 	if !flat {
 		axes = []int{axis}
 	}
-	return a.reduce(op.String(), reduceP{Kind: pkArg, ArgOp: op, Flat: flat}, axes, ReduceOpts{}, nd.Int64)
+	return a.reduce(name, reduceP{Kind: pkArg, ArgOp: op, Flat: flat}, axes, o, nd.Int64)
 }

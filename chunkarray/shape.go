@@ -323,6 +323,17 @@ func (a *Array) Squeeze(axes ...int) *Array {
 			drop[x] = true
 		}
 	}
+	// A dropped axis chunked (1, 0) or (0, 1) goes to one chunk first:
+	// output block k is input block k reshaped.
+	one := slices.Clone(a.chunks)
+	for i, c := range one {
+		if drop[i] && len(c) > 1 {
+			one[i] = []int{1}
+		}
+	}
+	if a = a.Rechunk(one); a.err != nil {
+		return a
+	}
 	shape, chunks := []int{}, [][]int{}
 	for i, s := range a.shape {
 		if !drop[i] {
@@ -333,26 +344,50 @@ func (a *Array) Squeeze(axes ...int) *Array {
 	if len(shape) == a.NDim() {
 		return a
 	}
-	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape)
+	// Named from every parameter: the input, the axes dropped and the
+	// chunks. Two squeezes of one input to one shape must not share a
+	// name, or one graph would bind their keys to two different tasks:
+	// of a (1, 1) array chunked ((1, 0), (1)), Squeeze(0) is chunked
+	// ((1)) and Squeeze(1) ((1, 0)).
+	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, drop, chunksToken(chunks))
 }
 
-// ExpandDims inserts an axis of length 1 at position axis of the result
-// (negative counts from the end), as numpy.expand_dims.
-func (a *Array) ExpandDims(axis int) *Array {
+// ExpandDims inserts axes of length 1 at the positions axes of the result
+// (negative ones count from its end), as numpy.expand_dims with an int or
+// a tuple: the result has a.NDim()+len(axes) axes. An axis out of range
+// or given twice is an error; no axis returns a.
+func (a *Array) ExpandDims(axes ...int) *Array {
 	const name = "expand_dims"
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	n := a.NDim() + 1
-	if axis < -n || axis >= n {
-		return errorf(name, [][]int{a.shape}, "axis %d is out of bounds for %d axes", axis, n)
+	if len(axes) == 0 {
+		return a
 	}
-	if axis < 0 {
-		axis += n
+	n := a.NDim() + len(axes)
+	norm := make([]int, len(axes))
+	for i, axis := range axes {
+		if axis < -n || axis >= n {
+			return errorf(name, [][]int{a.shape}, "axis %d is out of bounds for %d axes", axis, n)
+		}
+		if axis < 0 {
+			axis += n
+		}
+		norm[i] = axis
 	}
-	shape := slices.Insert(slices.Clone(a.shape), axis, 1)
-	chunks := slices.Insert(slices.Clone(a.chunks), axis, []int{1})
-	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape)
+	slices.Sort(norm)
+	for i := 1; i < len(norm); i++ {
+		if norm[i] == norm[i-1] {
+			return errorf(name, [][]int{a.shape}, "repeated axis %d in %v", norm[i], axes)
+		}
+	}
+	shape, chunks := slices.Clone(a.shape), slices.Clone(a.chunks)
+	for _, ax := range norm { // ascending: each lands at its final place
+		shape = slices.Insert(shape, ax, 1)
+		chunks = slices.Insert(chunks, ax, []int{1})
+	}
+	// Named from the axes and the chunks too (see Squeeze).
+	return newArray(name, shape, chunks, a.dtype, &reshapeLayer{in: a}, a.name, shape, norm, chunksToken(chunks))
 }
 
 // Concatenate joins arrays along an existing axis, as numpy.concatenate:

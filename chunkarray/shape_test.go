@@ -219,6 +219,33 @@ func TestSqueezeExpandDims(t *testing.T) {
 	}
 }
 
+// TestSqueezeExpandDimsNames computes, in one graph, two squeezes and two
+// expand_dims of one input that have the same shape but different chunks
+// (the input's size-1 axes chunked (1, 0)): their names must differ, and
+// each must hold the input's values reshaped.
+func TestSqueezeExpandDimsNames(t *testing.T) {
+	x := seqND(t, nd.Float64, 1, 1)
+	a := FromNDArray(x, [][]int{{1, 0}, {1}})
+	v := seqND(t, nd.Float64, 1)
+	b := FromNDArray(v, [][]int{{1, 0}})
+	for _, pair := range [][2]*Array{{a.Squeeze(0), a.Squeeze(1)}, {b.ExpandDims(0), b.ExpandDims(1)}} {
+		p, q := pair[0], pair[1]
+		if p.Name() == q.Name() {
+			t.Errorf("%v and %v share the name %s", p.Chunks(), q.Chunks(), p.Name())
+		}
+		got, err := Compute(context.Background(), []*Array{p, q})
+		if err != nil {
+			t.Fatalf("%s and %s in one graph: %v", p.Name(), q.Name(), err)
+		}
+		for i, g := range got {
+			want, _ := x.Reshape(pair[i].Shape()...)
+			if d := diff(want, g, 0); d != "" {
+				t.Errorf("%s: %s", pair[i].Name(), d)
+			}
+		}
+	}
+}
+
 // refConcat concatenates nd arrays along axis element by element.
 func refConcat(t *testing.T, xs []*nd.Array, axis int, d nd.DType) *nd.Array {
 	t.Helper()

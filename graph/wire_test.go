@@ -101,8 +101,11 @@ func FuzzDecodeNode(f *testing.F) {
 
 var errWireTest = errors.New("wire test sentinel")
 
+// Registered once, in init: registering in the test body panicked when the
+// test ran again in one process (-count, -cpu lists).
+func init() { RegisterError("graph.errWireTest", errWireTest) }
+
 func TestRegisteredErrors(t *testing.T) {
-	RegisterError("graph.errWireTest", errWireTest)
 	wrapped := fmt.Errorf("outer: %w", errWireTest)
 	name, ok := ErrorName(wrapped)
 	if !ok || name != "graph.errWireTest" {

@@ -254,7 +254,7 @@ func BinaryResultTypeOf(op BinaryOp, a, b *Array) (DType, error) {
 	if a == nil || b == nil {
 		return Invalid, fmt.Errorf("nd: %s: nil array", op)
 	}
-	da, db := effectiveDTypes2(a, b)
+	da, db := binaryEffective(op, a, b)
 	_, ot, err := binaryTypes(op, da, db)
 	return ot, err
 }
@@ -277,8 +277,8 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("nd: %s: nil array", op)
 	}
-	ed := effectiveDTypes(a, b)
-	ct, ot, err := binaryTypes(op, ed[0], ed[1])
+	da, db := binaryEffective(op, a, b)
+	ct, ot, err := binaryTypes(op, da, db)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 	if dst == nil || a == nil || b == nil {
 		return fmt.Errorf("nd: %s: nil array", op)
 	}
-	da, db := effectiveDTypes2(a, b)
+	da, db := binaryEffective(op, a, b)
 	ct, ot, err := binaryTypes(op, da, db)
 	if err != nil {
 		return err

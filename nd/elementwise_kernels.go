@@ -490,9 +490,15 @@ func maxComplexK[T complexT](d, a, b []T) {
 	}
 }
 
-// cpow is numpy's complex power: exact 1 for a zero exponent, 0 or NaN for
-// a zero base, repeated squaring for small integral exponents (so that
-// (1+2j)**2 is exactly -3+4j), exp(b log a) otherwise.
+// cpow is numpy's complex power (npy_cpow): exact 1 for a zero exponent;
+// 0 for a zero base raised to a positive real exponent, NaN for any other
+// exponent; for integral real exponents below 100 in magnitude, products:
+// a itself, a·a and a·(a·a) for 1, 2 and 3, repeated squaring from 1
+// otherwise, and 1/r (Smith's quotient) for negative ones, all with the
+// plain complex product, so that (1+2j)**2 is exactly -3+4j and
+// (1e300+0j)**2 is inf+0j; and otherwise the C library's cpow,
+// exp(b·log a), its product C99's (whose infinities survive a NaN part:
+// 2**inf is inf+nanj, not nan+nanj as cmplx.Pow gives).
 func cpow(a, b complex128) complex128 {
 	if b == 0 {
 		return 1
@@ -505,8 +511,15 @@ func cpow(a, b complex128) complex128 {
 	}
 	if br := real(b); imag(b) == 0 && br == math.Trunc(br) && math.Abs(br) < 100 {
 		n := int(br)
-		neg := n < 0
-		if neg {
+		switch n {
+		case 1:
+			return a
+		case 2:
+			return a * a
+		case 3:
+			return a * (a * a)
+		}
+		if n < 0 {
 			n = -n
 		}
 		r, p := complex(1, 0), a
@@ -520,12 +533,107 @@ func cpow(a, b complex128) complex128 {
 			}
 			p *= p
 		}
-		if neg {
-			r = 1 / r
+		if br < 0 {
+			r = smithDiv(1, r)
 		}
 		return r
 	}
-	return cmplx.Pow(a, b)
+	return cexp(c99Mul(b, cmplx.Log(a)))
+}
+
+// cexp is the C library's complex exponential: cmplx.Exp, but for finite
+// arguments a zero imaginary part stays zero beside an overflowing real
+// part (exp(800+0i) is inf+0i, not inf+nani), and a real part beyond
+// exp's range is scaled into the cosine and sine first, so that a small
+// cosine or sine can bring the result back into range.
+func cexp(x complex128) complex128 {
+	re, im := real(x), imag(x)
+	if math.IsInf(re, 0) || math.IsNaN(re) || math.IsInf(im, 0) || math.IsNaN(im) {
+		return cmplx.Exp(x) // C99's special values
+	}
+	if im == 0 {
+		return complex(math.Exp(re), im)
+	}
+	s, c := math.Sincos(im)
+	const t = 1023 * math.Ln2 // exp(t) is near the largest float64
+	if re > t {
+		et := math.Exp(t)
+		re -= t
+		s, c = s*et, c*et
+		if re > t {
+			re -= t
+			s, c = s*et, c*et
+		}
+	}
+	if re > t {
+		return complex(math.MaxFloat64*c, math.MaxFloat64*s)
+	}
+	e := math.Exp(re)
+	return complex(e*c, e*s)
+}
+
+// smithDiv is numpy's complex quotient a/b (Smith's algorithm, with no
+// recovery of infinities: 1/(inf+nanj) is nan+nanj). Go's / differs for
+// such operands.
+func smithDiv(a, b complex128) complex128 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	abr, abi := math.Abs(br), math.Abs(bi)
+	if abr >= abi {
+		if abr == 0 && abi == 0 {
+			return complex(ar/abr, ai/abi)
+		}
+		rat := bi / br
+		scl := 1 / (br + bi*rat)
+		return complex((ar+ai*rat)*scl, (ai-ar*rat)*scl)
+	}
+	rat := br / bi
+	scl := 1 / (bi + br*rat)
+	return complex((ar*rat+ai)*scl, (ai*rat-ar)*scl)
+}
+
+// c99Mul is the complex product of C99's Annex G (what a C compiler emits
+// for the C library's cpow): the plain product, except that when both of
+// its parts are NaN and an operand (or a partial product) is infinite,
+// the infinity is recovered (Go's * keeps the NaNs).
+func c99Mul(x, y complex128) complex128 {
+	a, b, c, d := real(x), imag(x), real(y), imag(y)
+	ac, bd, ad, bc := a*c, b*d, a*d, b*c
+	re, im := ac-bd, ad+bc
+	if !math.IsNaN(re) || !math.IsNaN(im) {
+		return complex(re, im)
+	}
+	box := func(v float64) float64 { // ±1 for an infinity, ±0 otherwise
+		if math.IsInf(v, 0) {
+			return math.Copysign(1, v)
+		}
+		return math.Copysign(0, v)
+	}
+	unNaN := func(v float64) float64 {
+		if math.IsNaN(v) {
+			return math.Copysign(0, v)
+		}
+		return v
+	}
+	recalc := false
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		a, b = box(a), box(b)
+		c, d = unNaN(c), unNaN(d)
+		recalc = true
+	}
+	if math.IsInf(c, 0) || math.IsInf(d, 0) {
+		c, d = box(c), box(d)
+		a, b = unNaN(a), unNaN(b)
+		recalc = true
+	}
+	if !recalc && (math.IsInf(ac, 0) || math.IsInf(bd, 0) || math.IsInf(ad, 0) || math.IsInf(bc, 0)) {
+		a, b, c, d = unNaN(a), unNaN(b), unNaN(c), unNaN(d)
+		recalc = true
+	}
+	if recalc {
+		re = math.Inf(1) * (a*c - b*d)
+		im = math.Inf(1) * (a*d + b*c)
+	}
+	return complex(re, im)
 }
 
 func complexPowK[T complexT](d, a, b []T) {

@@ -262,6 +262,14 @@ func gemm(c, a, b *Array) {
 	}
 	switch c.dtype {
 	case Float32, Float64, Complex64, Complex128:
+		if !allFinite(a) || !allFinite(b) {
+			// gonum's Gemm skips the products of a zero element of a, so
+			// 0·Inf and 0·NaN would vanish instead of giving NaN as
+			// numpy's BLAS does: operands with a non-finite element take
+			// the plain loop.
+			gemmPlain(c, a, b)
+			return
+		}
 		ta, lda, okA := blasLayout(a)
 		if !okA {
 			a = a.Copy()
@@ -346,6 +354,67 @@ func gemmLoop[T Real](c, a, b *Array) {
 				for j := range row {
 					row[j] += x * bd[off+j*bs1]
 				}
+			}
+		}
+	}
+}
+
+// allFinite reports whether every element of the 2-d float or complex
+// array x is finite (no Inf, no NaN).
+func allFinite(x *Array) bool {
+	switch x.dtype {
+	case Float64:
+		return allFinite2[float64](x)
+	case Float32:
+		return allFinite2[float32](x)
+	case Complex128:
+		return allFinite2[complex128](x)
+	case Complex64:
+		return allFinite2[complex64](x)
+	}
+	return true
+}
+
+// allFinite2 tests v-v == 0, which is false exactly for Inf and NaN (in
+// either part of a complex number).
+func allFinite2[T float32 | float64 | complex64 | complex128](x *Array) bool {
+	d := x.data.([]T)
+	for i := 0; i < x.shape[0]; i++ {
+		off := x.offset + i*x.strides[0]
+		for j := 0; j < x.shape[1]; j++ {
+			if v := d[off+j*x.strides[1]]; v-v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gemmPlain is the i-k-j product of float or complex matrices, every
+// product taken (0·Inf is NaN).
+func gemmPlain(c, a, b *Array) {
+	switch c.dtype {
+	case Float64:
+		gemmPlainT[float64](c, a, b)
+	case Float32:
+		gemmPlainT[float32](c, a, b)
+	case Complex128:
+		gemmPlainT[complex128](c, a, b)
+	case Complex64:
+		gemmPlainT[complex64](c, a, b)
+	}
+}
+
+func gemmPlainT[T float32 | float64 | complex64 | complex128](c, a, b *Array) {
+	m, n, k := c.shape[0], c.shape[1], a.shape[1]
+	cd, ad, bd := c.data.([]T), a.data.([]T), b.data.([]T)
+	for i := 0; i < m; i++ {
+		row := cd[c.offset+i*n : c.offset+(i+1)*n]
+		for p := 0; p < k; p++ {
+			x := ad[a.offset+i*a.strides[0]+p*a.strides[1]]
+			off := b.offset + p*b.strides[0]
+			for j := range row {
+				row[j] += x * bd[off+j*b.strides[1]]
 			}
 		}
 	}

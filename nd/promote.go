@@ -1,9 +1,6 @@
 package nd
 
-import (
-	"math"
-	"math/cmplx"
-)
+import "math"
 
 // Type promotion follows numpy 1.24.
 //
@@ -22,6 +19,14 @@ import (
 // float64. When every operand is 0-d, plain promotion applies. Go scalars
 // reach these functions as 0-d arrays built by ScalarOf, so `x + 1` in
 // tessera has the dtype it has in numpy 1.24 (not NEP 50's numpy 2 rule).
+// As in numpy, floor_divide, remainder and power pick their loop by a
+// linear search rather than by np.result_type, which differs for a
+// non-negative integer scalar that also fits the signed type of its size
+// beside a narrower unsigned array: uint8 array // 256 is int16, uint8
+// array + 256 uint16 (binaryEffective). A float64 scalar counts as float32
+// below 3.4e38 in magnitude (numpy's bound, a little under MaxFloat32:
+// float32 array + 3.4e38 is float64), and Inf and NaN always; a complex128
+// one as complex64 when both parts are below 3.4e38, not Inf or NaN.
 //
 // numpy returns float16 for a few operations on 1-byte integers and bools
 // (sqrt, exp, arctan2, ...). tessera has no float16 and gives float32, the
@@ -187,11 +192,11 @@ func minScalarType(s *Array) (DType, bool) {
 	case []uint64:
 		return minUint(x[o])
 	case []float32:
-		return minFloat(float64(x[o])), false
+		return Float32, false // float16 or float32: no narrower type here
 	case []float64:
 		return minFloat(x[o]), false
 	case []complex64:
-		return minComplex(complex128(x[o])), false
+		return Complex64, false
 	case []complex128:
 		return minComplex(x[o]), false
 	}
@@ -225,15 +230,23 @@ func minUint(v uint64) (DType, bool) {
 	return Uint64, v <= math.MaxInt64
 }
 
+// minFloat is numpy 1.24's min_scalar_type of a float64 value: float16
+// (Float32 here) for |v| < 65000 and for Inf and NaN, float32 for |v| <
+// 3.4e38 (not MaxFloat32: 3.4e38 itself needs float64, so float32 array +
+// 3.4e38 is float64), float64 beyond.
 func minFloat(v float64) DType {
-	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) <= math.MaxFloat32 {
+	if math.IsNaN(v) || math.IsInf(v, 0) || (v > -3.4e38 && v < 3.4e38) {
 		return Float32
 	}
 	return Float64
 }
 
+// minComplex is min_scalar_type of a complex128 value: complex64 when both
+// parts lie strictly within ±3.4e38; Inf and NaN parts need complex128
+// (unlike a float's).
 func minComplex(v complex128) DType {
-	if cmplx.IsNaN(v) || cmplx.IsInf(v) || (minFloat(real(v)) == Float32 && minFloat(imag(v)) == Float32) {
+	in := func(x float64) bool { return x > -3.4e38 && x < 3.4e38 }
+	if in(real(v)) && in(imag(v)) {
 		return Complex64
 	}
 	return Complex128
@@ -244,11 +257,34 @@ func minComplex(v complex128) DType {
 // count as the smallest dtype holding their value when their kind category
 // is no higher than the n-d operands' (see the package note).
 func effectiveDTypes(xs ...*Array) []DType {
-	return effectiveDTypesInto(make([]DType, len(xs)), xs...)
+	return effectiveFor(false, make([]DType, len(xs)), xs...)
 }
 
 // effectiveDTypesInto is effectiveDTypes writing into out (len(xs) long).
 func effectiveDTypesInto(out []DType, xs ...*Array) []DType {
+	return effectiveFor(false, out, xs...)
+}
+
+// binaryEffective is effectiveDTypes for op's operands a and b, without
+// an allocation. floor_divide, remainder and power choose their loop by
+// numpy's linear search over the ufunc's loops (the others by
+// np.result_type), in which a non-negative integer scalar that fits the
+// signed type of its size may take that type, and the signed loop of a
+// size comes before the unsigned one: beside a narrower unsigned array
+// the search stops there (uint8 array // 256 is int16 where uint8 array
+// + 256 is uint16).
+func binaryEffective(op BinaryOp, a, b *Array) (DType, DType) {
+	if (a.NDim() == 0) == (b.NDim() == 0) {
+		return a.dtype, b.dtype
+	}
+	var buf [2]DType
+	ed := effectiveFor(op == FloorDiv || op == Mod || op == Pow, buf[:], a, b)
+	return ed[0], ed[1]
+}
+
+// effectiveFor writes the effective dtypes of xs into out (len(xs) long);
+// linear selects the loop-search rule of binaryEffective.
+func effectiveFor(linear bool, out []DType, xs ...*Array) []DType {
 	maxArr, maxScal := -1, -1
 	var arrType DType
 	for i, x := range xs {
@@ -272,24 +308,12 @@ func effectiveDTypesInto(out []DType, xs ...*Array) []DType {
 			continue
 		}
 		d, smallUnsigned := minScalarType(x)
-		if smallUnsigned && arrType.Kind() == 'i' {
+		if smallUnsigned && (arrType.Kind() == 'i' || linear && arrType.Kind() == 'u' && d.Size() > arrType.Size()) {
 			d = intOfSize(d.Size(), false)
 		}
 		out[i] = d
 	}
 	return out
-}
-
-// effectiveDTypes2 is effectiveDTypes of two operands, without its
-// allocation when both are 0-d or both are not (then value-based casting
-// does not apply and the dtypes are their own).
-func effectiveDTypes2(a, b *Array) (DType, DType) {
-	if (a.NDim() == 0) == (b.NDim() == 0) {
-		return a.dtype, b.dtype
-	}
-	var buf [2]DType
-	ed := effectiveDTypesInto(buf[:], a, b)
-	return ed[0], ed[1]
 }
 
 // ResultTypeOf returns np.result_type of arrays, with numpy 1.x's

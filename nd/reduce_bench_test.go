@@ -102,3 +102,8 @@ func benchmarkMatmul(b *testing.B, n int) {
 
 // BenchmarkMatmul512 is a 512×512 float64 product through gonum's Dgemm.
 func BenchmarkMatmul512(b *testing.B) { benchmarkMatmul(b, 512) }
+
+// BenchmarkMatmul64 is a 64×64 product, where the scan of both operands
+// for Inf and NaN (which then take the plain loop) costs the most
+// against the product.
+func BenchmarkMatmul64(b *testing.B) { benchmarkMatmul(b, 64) }

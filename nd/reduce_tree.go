@@ -62,6 +62,13 @@ func Moments(a *Array, axes []int) (count, mean, m2 *Array, err error) {
 //
 //	n = na + nb, δ = mb - ma, mean = ma + δ·nb/n, M2 = M2a + M2b + |δ|²·na·nb/n
 //
+// When a mean is infinite or NaN, mean = ma·na/n + mb·nb/n (complex
+// means scaled part by part) and M2 is NaN, as numpy's sum/n and its
+// deviations from an infinite mean are (δ would be Inf - Inf:
+// mean([inf, 1]) must be inf, not NaN). A chunk's complex mean is its sum
+// divided by (n+0i), as numpy divides, so an infinite part already makes
+// the other NaN there (mean([inf+1j, 1]) is inf+nanj).
+//
 // Adding raw sums of squares instead (Σx² - n·mean²) was rejected: it
 // cancels catastrophically when the mean is large against the spread.
 // Pieces with a zero count are skipped. The inputs are not modified.
@@ -92,7 +99,7 @@ func CombineMoments(counts, means, m2s []*Array) (count, mean, m2 *Array, err er
 		if cplx {
 			mb, _ := Values[complex128](means[i])
 			chan2(cn, mean.data.([]complex128), cm2, nb, mb, m2b,
-				func(d complex128, f float64) complex128 { return d * complex(f, 0) },
+				func(d complex128, f float64) complex128 { return complex(real(d)*f, imag(d)*f) },
 				func(d complex128) float64 { return real(d)*real(d) + imag(d)*imag(d) })
 		} else {
 			mb, _ := Values[float64](means[i])
@@ -115,6 +122,15 @@ func chan2[T float64 | complex128](na []float64, ma []T, m2a []float64, nb []flo
 		}
 		n := na[j] + nb[j]
 		d := mb[j] - ma[j]
+		if d-d != 0 {
+			// A mean is infinite or NaN: δ may be Inf - Inf where numpy's
+			// sum/n is Inf (mean([inf, 1]) is inf), so weigh the means
+			// instead. The deviations from an infinite mean are NaN.
+			ma[j] = scale(ma[j], na[j]/n) + scale(mb[j], nb[j]/n)
+			m2a[j] = math.NaN()
+			na[j] = n
+			continue
+		}
 		ma[j] += scale(d, nb[j]/n)
 		m2a[j] += m2b[j] + abs2(d)*na[j]*(nb[j]/n)
 		na[j] = n

@@ -55,10 +55,12 @@
 // (its *optimize.FusedError becomes the TaskError, whose Fused field names
 // the task that ran it), so errors read the same with and without
 // optimization. After the first
-// error no task starts, and Get returns that error. Tasks receive a context
-// cancelled on the first error or when ctx is; Get returns ctx.Err() as
-// soon as ctx is done, even while tasks run (Threaded), and a worker exits
-// when its task returns. No callback runs after Finish.
+// error no worker takes another task, and Get returns that error; a task
+// another worker took just before it may still start (Threaded), at most
+// one per worker. Tasks receive a context cancelled on the first error or
+// when ctx is; Get returns ctx.Err() as soon as ctx is done, even while
+// tasks run (Threaded), and a worker exits when its task returns. No
+// callback runs after Finish.
 //
 // # Buffers
 //

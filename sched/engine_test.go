@@ -56,10 +56,16 @@ func schedulers() []struct {
 	}
 }
 
-// After the first error no task starts: 2,000 independent counting tasks;
-// the first thousand feed a gate that two failing tasks depend on. A task
-// that starts after Finish was called (the engine stops before it calls
-// Finish) counts as late.
+// After the first error no worker takes a task: 2,000 independent counting
+// tasks; the first thousand feed a gate that two failing tasks depend on. A
+// task that starts after Finish was called (the engine stops before it
+// calls Finish) counts as late. Sync has none. A Threaded worker other than
+// the failing one may have taken its next task just before the error and
+// start it after (it sees the error at its next turn), so up to workers-1
+// late starts are the engine's promise there, whatever the machine's
+// scheduling; more would mean workers kept taking tasks after the error.
+// (The first version wanted none: it failed when a worker was descheduled
+// between taking a task and starting it, as happens on a loaded machine.)
 //
 //	bad1   bad2
 //	    \ /
@@ -108,9 +114,11 @@ func TestNoTaskAfterError(t *testing.T) {
 			if _, ok := tt.s.(Sync); ok && !errors.Is(err, errA) {
 				t.Errorf("Sync: Get error = %v, want the first in order, bad1", err)
 			}
-			time.Sleep(20 * time.Millisecond) // let a wrongly started task show
-			if n := late.Load(); n != 0 {
-				t.Errorf("%d tasks started after the error was returned", n)
+			// Time for an engine that kept going to show it; a correct
+			// engine passes however long this is.
+			time.Sleep(20 * time.Millisecond)
+			if n, limit := late.Load(), int64(tt.workers-1); n > limit {
+				t.Errorf("%d tasks started after the error was returned, want at most %d (one taken before the error by each other worker)", n, limit)
 			}
 			n := started.Load()
 			if _, ok := tt.s.(Sync); ok && n != 1000 {
@@ -189,8 +197,10 @@ func TestThreadedCancelStubbornTask(t *testing.T) {
 		t.Errorf("Get error = %v, want context.Canceled", err)
 	}
 	close(release)
+	// The workers exit once their tasks return; the bound is a hang guard
+	// only (it was 2 s, which a loaded machine may need to run them).
 	n := runtime.NumGoroutine()
-	for i := 0; i < 200 && n > base; i++ {
+	for deadline := time.Now().Add(20 * time.Second); n > base && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 		n = runtime.NumGoroutine()
 	}

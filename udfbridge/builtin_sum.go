@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tessera-go/tessera/internal/kern"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -23,8 +24,9 @@ type SumMergeAllUDF struct{ SumUDF }
 // SumSigUDF is LiberTEM's SumSigUDF: the sum of each frame over its
 // signal, a nav buffer "intensity" of the input dtype (preferred float32).
 type SumSigUDF struct {
-	scratch scratch // per-frame sums of a tile, reused
-	axes    []int   // the sig axes of the last tile
+	scratch scratch        // per-frame sums of a tile, reused
+	axes    []int          // the sig axes of the last tile
+	rows    kern.RowSummer // pairwise plans and leaf sums of raw uint16 tiles
 }
 
 var (
@@ -32,6 +34,9 @@ var (
 	_ Merger        = (*SumUDF)(nil)
 	_ MergeAller    = (*SumMergeAllUDF)(nil)
 	_ TileProcessor = (*SumSigUDF)(nil)
+
+	_ rawTileProcessor = (*SumUDF)(nil)
+	_ rawTileProcessor = (*SumSigUDF)(nil)
 )
 
 func init() {
@@ -217,4 +222,101 @@ func sumRows[T float32 | float64 | complex64 | complex128](d, src []T, rows int)
 			d[k] += s0[k]
 		}
 	}
+}
+
+// rawTileProcessor is the hook by which a partition task lets a UDF take
+// a tile in the dtype the dataset stores, before its conversion to the
+// run's input dtype: processRawTile must leave the buffers exactly as
+// ProcessTile would leave them given the converted tile, bit for bit, or
+// report done false having changed nothing (the task then converts the
+// tile and calls ProcessTile). The task offers the raw tile only while no
+// UDF has been given the converted one (so a UDF that writes to its tile
+// is seen by the UDFs after it, as before) and never on a device
+// partition.
+//
+// It exists for SumUDF and SumSigUDF over uint16 data summed as float32,
+// the detector case: converting a 1 MiB tile to float32 and then reducing
+// it twice read and wrote three times the bytes that summing the uint16
+// tile directly reads (internal/kern), and cost more than reading the
+// file.
+type rawTileProcessor interface {
+	processRawTile(c *Ctx, raw *nd.Array) (done bool, err error)
+}
+
+// processRaw offers raw to u when it is a rawTileProcessor.
+func processRaw(u UDF, c *Ctx, raw *nd.Array) (bool, error) {
+	rp, ok := u.(rawTileProcessor)
+	if !ok {
+		return false, nil
+	}
+	return rp.processRawTile(c, raw)
+}
+
+// processRawTile adds a C-contiguous uint16 tile's sum over its frames to
+// a C-contiguous float32 buffer region: per pixel, the frames added in
+// order from zero, then the sum added to the buffer, as sumFramesScratch
+// and addInto do with the converted tile.
+func (u *SumUDF) processRawTile(c *Ctx, raw *nd.Array) (bool, error) {
+	src, rows, n, ok := uint16Rows(raw)
+	if !ok {
+		return false, nil
+	}
+	dst, ok := float32Run(c.Buf("intensity"))
+	if !ok || len(dst) != n {
+		return false, nil
+	}
+	kern.AddColSumsU16(dst, src, rows)
+	return true, nil
+}
+
+// processRawTile adds each frame's pairwise sum (nd.Reduce's over the
+// converted frame, which is one contiguous run) to the tile's rows of a
+// C-contiguous float32 nav buffer.
+func (u *SumSigUDF) processRawTile(c *Ctx, raw *nd.Array) (bool, error) {
+	if raw == nil || raw.NDim() < 2 {
+		return false, nil
+	}
+	src, rows, n, ok := uint16Rows(raw)
+	if !ok {
+		return false, nil
+	}
+	dst, ok := float32Run(c.Buf("intensity"))
+	if !ok || len(dst) != rows {
+		return false, nil
+	}
+	u.rows.AddRowSumsU16(dst, src, n)
+	return true, nil
+}
+
+// uint16Rows returns the elements of a C-contiguous uint16 tile of at
+// least one axis as rows (its first axis) of n elements.
+func uint16Rows(a *nd.Array) (src []uint16, rows, n int, ok bool) {
+	if a == nil || a.DType() != nd.Uint16 || a.NDim() == 0 || !a.IsCContiguous() {
+		return nil, 0, 0, false
+	}
+	rows, n = a.Shape()[0], dsProd(a.Shape()[1:])
+	d, ok := a.Data().([]uint16)
+	if !ok {
+		return nil, 0, 0, false
+	}
+	if rows*n == 0 {
+		return nil, rows, n, true
+	}
+	return d[a.Offset() : a.Offset()+rows*n], rows, n, true
+}
+
+// float32Run returns the elements of a C-contiguous float32 array as a
+// slice of its memory.
+func float32Run(a *nd.Array) ([]float32, bool) {
+	if a == nil || a.DType() != nd.Float32 || !a.IsCContiguous() {
+		return nil, false
+	}
+	d, ok := a.Data().([]float32)
+	if !ok {
+		return nil, false
+	}
+	if a.Size() == 0 {
+		return nil, true
+	}
+	return d[a.Offset() : a.Offset()+a.Size()], true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -129,7 +130,9 @@ func checkDataset(t *testing.T, ds Dataset, data *nd.Array, sigDims int) {
 		}
 		read(ds, start, n, st, ss)
 	}
-	// Partitions × tiles.
+	// Partitions × tiles, through Read and, as a partition task reads
+	// them, through a task reader of the partition (told its last frame
+	// when it reads ahead).
 	for _, p := range []int{1, 2, 7} {
 		b := Partitions(navSize, p)
 		for _, target := range []int{1, 64, 1000, 1 << 20} {
@@ -141,6 +144,22 @@ func checkDataset(t *testing.T, ds Dataset, data *nd.Array, sigDims int) {
 				}
 				for _, tl := range tiles {
 					read(ds, tl.Start, tl.N, tl.SigStart, tl.SigShape)
+				}
+				rd := taskReader(ds)
+				if h, ok := rd.(frameHinter); ok {
+					h.hintFrames(b[i+1])
+				}
+				for _, tl := range tiles {
+					got, err := rd.Read(ctx, tl.Start, tl.N, tl.SigStart, tl.SigShape)
+					if err != nil {
+						t.Fatalf("task reader: Read(%d, %d, %v, %v): %v", tl.Start, tl.N, tl.SigStart, tl.SigShape, err)
+					}
+					if err := sameArray(got, oracleRead(t, data, sigDims, tl.Start, tl.N, tl.SigStart, tl.SigShape)); err != nil {
+						t.Fatalf("task reader: Read(%d, %d, %v, %v): %v", tl.Start, tl.N, tl.SigStart, tl.SigShape, err)
+					}
+				}
+				if c, ok := rd.(io.Closer); ok && rd != Dataset(ds) {
+					c.Close()
 				}
 			}
 		}

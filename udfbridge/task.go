@@ -168,6 +168,9 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 	if c, ok := rd.(io.Closer); ok {
 		defer c.Close()
 	}
+	if h, ok := rd.(frameHinter); ok && rp > 0 {
+		h.hintFrames(frames[rp-1] + 1)
+	}
 	conv := tileConv{dt: ri.Input, buf: listBuf{fl: freelist.FromContext(ctx)}}
 	defer conv.release()
 	// The tile loop allocates nothing in its steady state: one Meta, one
@@ -194,12 +197,31 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 			if sh := tile.Shape(); len(sh) != 1+len(rg.SigShape) || sh[0] != bl.m || !slices.Equal(sh[1:], rg.SigShape) {
 				return nil, fmt.Errorf("udfbridge: partition %d: dataset read returned shape %v, want %v", o.Part, tile.Shape(), append([]int{bl.m}, rg.SigShape...))
 			}
+			// A tile of another dtype is converted to the input dtype when
+			// a UDF first needs it: until then, UDFs that sum the tile as
+			// read (rawTileProcessor) take it unconverted. Once converted,
+			// every later UDF gets the converted tile, which an earlier
+			// UDF may have written to.
+			raw := tile
 			if tile.DType() != ri.Input {
-				if tile, err = conv.convert(tile); err != nil {
+				tile = nil
+			}
+			input := func() (*nd.Array, error) {
+				if tile != nil {
+					return tile, nil
+				}
+				t, err := conv.convert(raw)
+				if err != nil {
 					return nil, fmt.Errorf("udfbridge: partition %d: converting frames [%d, %d) to %v: %w", o.Part, frames[bl.k], frames[bl.k]+bl.m, ri.Input, err)
 				}
+				tile = t
+				return tile, nil
 			}
-			whole = tile
+			if anyPart || anyFrame {
+				if whole, err = input(); err != nil {
+					return nil, err
+				}
+			}
 			var dtile *cudaops.Array // the tile on the device, uploaded for the first device UDF
 			*tileSlice = Slice{NavOrigin: origin + bl.k, NavSize: bl.m, SigOrigin: rg.SigStart, SigShape: rg.SigShape}
 			tm.Coordinates = coords
@@ -216,9 +238,20 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 				if err != nil {
 					return nil, err
 				}
+				if tile == nil && !st.onDevice {
+					if done, err := processRaw(st.b.u, c, raw); err != nil {
+						return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile", Err: err}
+					} else if done {
+						continue
+					}
+				}
+				in, err := input()
+				if err != nil {
+					return nil, err
+				}
 				if st.onDevice {
 					if dtile == nil {
-						if dtile, err = dev.putTile(tile); err != nil {
+						if dtile, err = dev.putTile(in); err != nil {
 							return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile (device)", Err: fmt.Errorf("uploading frames [%d, %d): %w", frames[bl.k], frames[bl.k]+bl.m, err)}
 						}
 					}
@@ -230,7 +263,7 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 					}
 					continue
 				}
-				if err := st.b.u.(TileProcessor).ProcessTile(c, tile); err != nil {
+				if err := st.b.u.(TileProcessor).ProcessTile(c, in); err != nil {
 					return nil, &UDFError{UDF: st.b.spec.Name, Step: "process_tile", Err: err}
 				}
 			}
@@ -287,6 +320,13 @@ func (o *partOp) Run(ctx context.Context, _ []any) (any, error) {
 		out.Bufs = append(out.Bufs, st.bufs)
 	}
 	return out, nil
+}
+
+// frameHinter is a TileReader that reads ahead of the frames it is asked
+// for (npyReader): before the first Read, its task tells it one past the
+// last frame it will read, so that it reads nothing beyond.
+type frameHinter interface {
+	hintFrames(end int)
 }
 
 // tileCtx returns the Ctx for a tile, as view does, without allocating

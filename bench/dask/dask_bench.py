@@ -5,19 +5,31 @@ Usage:
     SCHEDS=sync,threads,distributed REPS=5 bench/dask/dask_bench.py [GROUP ...]
     bench/dask/dask_bench.py --list    (the groups and their workloads, as JSON; needs no Dask)
 
-GROUP is one of delayed, chunks, elementwise, normalize, zarr, udf, graphbuild
-(default: all of them), the groups of `tessera bench`. SCHEDS lists Dask
+GROUP is one of delayed, chunks, elementwise, normalize, zarr, udf, graphbuild,
+scale (default: all of them), the groups of `tessera bench`. SCHEDS lists Dask
 schedulers (default sync,threads); "distributed" starts a LocalCluster of two
 worker processes with one thread each, as `tessera bench -schedulers
 distributed` starts two worker processes. REPS is the number of repetitions
 (default 5).
 
+The scale group: delayed trees of 10^3 .. 10^6 tasks (per-task time), the
+randint sum of 500^3 in chunks of 100, 50, 25 and 10 (125 .. 125,000 chunks),
+and scale_stream_sum, SCALE_STREAM_GIB GiB (default 4) of random float64 in
+chunks of SCALE_STREAM_CHUNK_MIB MiB (default 64) summed, in a child process
+so that its peak memory (VmHWM, see peak_rss) is its own. Sizes of more than
+SCALE_MAX_TASKS tasks or chunks (default 200000) are skipped with a note on
+stderr: the 10^6-task tree takes minutes per repetition in Dask.
+
 Output: one JSON line per workload and scheduler with
     workload, scheduler, median_s (the figure to compare), best_s, reps,
-    load_avg (the 1-minute load average when the workload finished),
-and for some workloads tasks or build_s. Every repetition builds its graph
-again, untimed, with fresh keys, so no scheduler reuses an earlier result;
-the time covers what compute() does: optimization and execution.
+    load_start and load_end (the 1-minute load average before the first
+    repetition and after the last),
+and for some workloads tasks, nchunks, build_s, or (scale_stream_sum)
+array_bytes, chunk_bytes, workers, bound_bytes (chunk_bytes x workers),
+peak_rss_bytes and, for distributed, workers_peak_rss_bytes. Every
+repetition builds its graph again, untimed, with fresh keys, so no scheduler
+reuses an earlier result; the time covers what compute() does: optimization
+and execution.
 
 Needs numpy and dask (python3-dask, python3-distributed for "distributed",
 python3-zarr for the zarr group on Debian).
@@ -26,12 +38,17 @@ python3-zarr for the zarr group on Debian).
 import json
 import operator
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 
 REPS = max(1, int(os.environ.get("REPS", "5")))
+SCALE_MAX_TASKS = int(os.environ.get("SCALE_MAX_TASKS", "200000"))
+STREAM_GIB = float(os.environ.get("SCALE_STREAM_GIB", "4"))
+STREAM_CHUNK_MIB = float(os.environ.get("SCALE_STREAM_CHUNK_MIB", "64"))
 
 # The workloads of each group, under the names `tessera bench` uses
 # (cmd/tessera's TestDaskScriptNames compares the two lists).
@@ -44,6 +61,9 @@ NAMES = {
     "zarr": ["zarr_1e4_sq_sum"],
     "udf": ["udf_sum_4d_tree_merge", "udf_sum_4d_merge_all"],
     "graphbuild": ["graph_build_10k_chunks"],
+    "scale": ["scale_delayed_1e3", "scale_delayed_1e4", "scale_delayed_1e5", "scale_delayed_1e6",
+              "randint500^3_sum_chunks100", "randint500^3_sum_chunks50", "randint500^3_sum_chunks25",
+              "randint500^3_sum_chunks10", "scale_stream_sum"],
 }
 ALL_NAMES = {n for names in NAMES.values() for n in names}
 
@@ -66,7 +86,9 @@ def load_avg():
 
 
 def timed(build, run):
-    """Runs build (untimed) then run on its result REPS times; returns the sorted times."""
+    """Runs build (untimed) then run on its result REPS times; returns the
+    sorted times and the load average before the first."""
+    load_start = load_avg()
     times = []
     for _ in range(REPS):
         obj = build()
@@ -74,21 +96,42 @@ def timed(build, run):
         run(obj)
         times.append(time.perf_counter() - start)
     times.sort()
-    return times
+    return times, load_start
 
 
-def report(workload, scheduler, times, **extra):
+# (workload, scheduler) pairs reported so far: a workload of two groups
+# (the randint sums of chunks and scale) runs once.
+DONE = set()
+
+
+def pending(workload, scheduler):
+    return (workload, scheduler) not in DONE
+
+
+def report(workload, scheduler, measured, **extra):
     assert workload in ALL_NAMES, workload
+    times, load_start = measured
     line = {
         "workload": workload,
         "scheduler": scheduler,
         "median_s": statistics.median(times),
         "best_s": times[0],
         "reps": len(times),
-        "load_avg": load_avg(),
+        "load_start": load_start,
+        "load_end": load_avg(),
     }
     line.update(extra)
+    DONE.add((workload, scheduler))
     print(json.dumps(line), flush=True)
+
+
+def too_big(workload, scheduler, size, what):
+    """Says on stderr, and returns True, when size passes SCALE_MAX_TASKS."""
+    if size <= SCALE_MAX_TASKS:
+        return False
+    print(f"dask_bench.py: skipping {workload} on {scheduler}: {size} {what} > SCALE_MAX_TASKS={SCALE_MAX_TASKS}"
+          f" (set SCALE_MAX_TASKS={size} to run it)", file=sys.stderr, flush=True)
+    return True
 
 
 def compute(obj, scheduler):
@@ -112,31 +155,48 @@ def add_tree(leaves):
     return leaves[0]
 
 
-def tree_graph():
-    return add_tree([delayed(operator.add, pure=False)(i, 1) for i in range(LEAVES)])
+def tree_graph(leaves=LEAVES):
+    return add_tree([delayed(operator.add, pure=False)(i, 1) for i in range(leaves)])
 
 
-def group_delayed(scheduler):
+def delayed_tree(workload, scheduler, leaves):
     start = time.perf_counter()
-    tree_graph()
+    tree_graph(leaves)
     build = time.perf_counter() - start
-    want = sum(range(LEAVES)) + LEAVES
+    want = leaves * (leaves + 1) // 2
 
     def run(r):
         got = compute(r, scheduler)
         if got != want:
-            raise SystemExit(f"delayed_tree_65535: got {got}, want {want}")
+            raise SystemExit(f"{workload}: got {got}, want {want}")
 
-    report("delayed_tree_65535", scheduler, timed(tree_graph, run), build_s=build, tasks=2 * LEAVES - 1)
+    tasks = 2 * leaves - 1
+    measured = timed(lambda: tree_graph(leaves), run)
+    report(workload, scheduler, measured, build_s=build, tasks=tasks,
+           us_per_task=round(1e6 * statistics.median(measured[0]) / tasks, 3))
+
+
+def group_delayed(scheduler):
+    delayed_tree("delayed_tree_65535", scheduler, LEAVES)
 
 
 # --- chunks: reductions over 500^3 integers in chunks of several sizes -----
 
+def randint_sum(c, scheduler):
+    workload = f"randint500^3_sum_chunks{c}"
+    if not pending(workload, scheduler):
+        return
+    nchunks = int(np.prod(da.random.randint(0, 100, (500, 500, 500), chunks=c).numblocks))
+    if too_big(workload, scheduler, nchunks, "chunks"):
+        return
+    measured = timed(lambda: da.random.randint(0, 100, (500, 500, 500), chunks=c).sum(),
+                     lambda r: compute(r, scheduler))
+    report(workload, scheduler, measured, nchunks=nchunks)
+
+
 def group_chunks(scheduler):
     for c in (500, 200, 100, 50):
-        times = timed(lambda: da.random.randint(0, 100, (500, 500, 500), chunks=c).sum(),
-                      lambda r: compute(r, scheduler))
-        report(f"randint500^3_sum_chunks{c}", scheduler, times, nchunks=(500 // c) ** 3)
+        randint_sum(c, scheduler)
     want = 500 ** 3
 
     def run(r):
@@ -213,6 +273,7 @@ def group_udf(scheduler):
 # --- graphbuild: building (not running) a graph of 10,000 chunks -----------
 
 def group_graphbuild(_scheduler):
+    load_start = load_avg()
     times = []
     tasks = 0
     for _ in range(REPS):
@@ -222,7 +283,94 @@ def group_graphbuild(_scheduler):
         tasks = len(dict(y.__dask_graph__()))
         times.append(time.perf_counter() - start)
     times.sort()
-    report("graph_build_10k_chunks", "none", times, tasks=tasks)
+    report("graph_build_10k_chunks", "none", (times, load_start), tasks=tasks)
+
+
+# --- scale: per-task cost against graph size, chunking, streaming -----------
+
+def group_scale(scheduler):
+    for exp in (3, 4, 5, 6):
+        workload, leaves = f"scale_delayed_1e{exp}", 10 ** exp // 2
+        if pending(workload, scheduler) and not too_big(workload, scheduler, 2 * leaves - 1, "tasks"):
+            delayed_tree(workload, scheduler, leaves)
+    for c in (100, 50, 25, 10):
+        randint_sum(c, scheduler)
+    if pending("scale_stream_sum", scheduler):
+        stream_sum(scheduler)
+
+
+def stream_sizes():
+    n = int(STREAM_GIB * 2 ** 30) // 8
+    c = min(int(STREAM_CHUNK_MIB * 2 ** 20) // 8, n)
+    if n < 1 or c < 1:
+        sys.exit(f"dask_bench.py: scale_stream_sum: SCALE_STREAM_GIB={STREAM_GIB}, "
+                 f"SCALE_STREAM_CHUNK_MIB={STREAM_CHUNK_MIB}: want at least one float64 of each")
+    return n, c
+
+
+def stream_sum(scheduler):
+    """Runs the stream sum in a child process (this script, --stream-child)
+    and reports its line: ru_maxrss covers a process's whole life and
+    cannot be reset, so a child is the only way to a peak of this workload
+    alone."""
+    load_start = load_avg()
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--stream-child", scheduler],
+                         stdout=subprocess.PIPE, check=True).stdout
+    child = json.loads(out)
+    n, c = stream_sizes()
+    workers = child.pop("workers")
+    report("scale_stream_sum", scheduler, (sorted(child.pop("times")), load_start), nchunks=-(-n // c),
+           array_bytes=n * 8, chunk_bytes=c * 8, workers=workers, bound_bytes=c * 8 * workers, **child)
+
+
+def stream_child(scheduler):
+    """The child of stream_sum: times REPS sums, prints times and peaks."""
+    load_dask()
+    n, c = stream_sizes()
+    client = None
+    if scheduler == "distributed":
+        client = start_cluster()
+        workers = sum(client.nthreads().values())
+    elif scheduler == "threads":
+        from dask.system import CPU_COUNT
+        workers = CPU_COUNT
+    else:
+        workers = 1
+    mean, sd = n / 2, (n / 12) ** 0.5
+
+    def run(r):
+        got = compute(r, scheduler)
+        if abs(got - mean) > 6 * sd:
+            raise SystemExit(f"scale_stream_sum: got {got}, want {mean} +- {6 * sd}")
+
+    times, _ = timed(lambda: da.random.random(n, chunks=c).sum(), run)
+    line = {"times": times, "workers": workers, "peak_rss_bytes": peak_rss()}
+    if client is not None:
+        line["workers_peak_rss_bytes"] = sum(client.run(peak_rss).values())
+        client.close()
+    print(json.dumps(line), flush=True)
+
+
+def peak_rss():
+    """This process's peak resident set in bytes: VmHWM of
+    /proc/self/status, as tessera bench reads it, else ru_maxrss. On Linux
+    a process started by another inherits the starter's peak in ru_maxrss
+    (the kernel keeps the high-water mark of the memory it replaces at
+    exec), so a child of this script, after the big graphs of the other
+    workloads, would report the parent's peak; VmHWM is the process's own."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
+def start_cluster():
+    from distributed import Client, LocalCluster
+    return Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"))
 
 
 GROUPS = {
@@ -233,6 +381,7 @@ GROUPS = {
     "zarr": group_zarr,
     "udf": group_udf,
     "graphbuild": group_graphbuild,
+    "scale": group_scale,
 }
 assert list(GROUPS) == list(NAMES)
 
@@ -240,6 +389,9 @@ assert list(GROUPS) == list(NAMES)
 def main(argv):
     if argv == ["--list"]:
         print(json.dumps(NAMES))
+        return
+    if len(argv) == 2 and argv[0] == "--stream-child":
+        stream_child(argv[1])
         return
     groups = argv or list(GROUPS)
     unknown = [g for g in groups if g not in GROUPS]
@@ -252,8 +404,7 @@ def main(argv):
     load_dask()
     client = None
     if "distributed" in schedulers:
-        from distributed import Client, LocalCluster
-        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None))
+        client = start_cluster()
     try:
         for g in groups:
             for s in (["none"] if g == "graphbuild" else schedulers):

@@ -355,7 +355,7 @@ func TestNotes(t *testing.T) {
 // to draw: each must give a picture with at least one task.
 func TestAllWorkloads(t *testing.T) {
 	for _, w := range workloads.All() {
-		if w.Tasks > 5000 {
+		if w.Tasks > 5000 || w.NChunks > 10000 {
 			continue // a benchmark-sized graph; drawing it says nothing more
 		}
 		t.Run(w.Name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -102,8 +101,6 @@ type tuneRow struct {
 	GBs       float64 `json:"gb_s"`
 	PeakRSSMB float64 `json:"peak_rss_mib"`
 }
-
-const childEnv = "TESSERA_CHUNKTUNE_CHILD"
 
 func runChunktune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("chunktune", "")
@@ -224,7 +221,7 @@ func runChunktune(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func runChild(ctx context.Context, exe, w string, n, c int, s string, reps int, stderr io.Writer) (*childResult, error) {
 	cmd := exec.CommandContext(ctx, exe, "chunktune", "-child", "-workload", w, "-size", strconv.Itoa(n),
 		"-chunk", strconv.Itoa(c), "-schedulers", s, "-reps", strconv.Itoa(reps))
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = childEnviron()
 	cmd.Stderr = stderr
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -280,27 +277,11 @@ func chunktuneChild(ctx context.Context, w *tuneWorkload, n, c int, schedName st
 		r.Seconds = append(r.Seconds, time.Since(t0).Seconds())
 		r.Tasks = og.Len()
 	}
-	r.PeakRSSKB = peakRSSKB()
+	if hwm, err := vmHWM("self"); err == nil {
+		r.PeakRSSKB = hwm >> 10
+	}
 	if err := json.NewEncoder(stdout).Encode(r); err != nil {
 		return 1
-	}
-	return 0
-}
-
-// peakRSSKB returns VmHWM from /proc/self/status in KiB, 0 where there
-// is none (not Linux).
-func peakRSSKB() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			v, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return v
-		}
 	}
 	return 0
 }

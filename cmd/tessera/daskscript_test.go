@@ -39,3 +39,21 @@ func TestDaskScriptNames(t *testing.T) {
 		}
 	}
 }
+
+// TestDaskScriptCompiles byte-compiles bench/dask/dask_bench.py with the
+// system Python that bench/compare.sh uses by default (into a temporary
+// file, leaving no __pycache__ behind): a syntax error in a group that
+// --list does not reach fails here rather than halfway through a
+// comparison.
+func TestDaskScriptCompiles(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if _, err := exec.LookPath(py); err != nil {
+		t.Skipf("%s: %v", py, err)
+	}
+	script := filepath.Join("..", "..", "bench", "dask", "dask_bench.py")
+	out, err := exec.Command(py, "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)",
+		script, filepath.Join(t.TempDir(), "dask_bench.pyc")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("py_compile %s: %v\n%s", script, err, out)
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tessera-go/tessera/chunkarray"
@@ -108,6 +110,17 @@ func TestWorkloadsDistributed(t *testing.T) {
 	for _, w := range workloads.All() {
 		if w.BuildOnly || w.Build == nil {
 			continue
+		}
+		// The scale group's larger sizes run the code of smaller
+		// workloads here (delayed-tree, array-randint-sum-50) at up to
+		// 15 times their time; the stream sum runs at 8 MiB.
+		if w.Tasks > workloads.TreeLeaves*2 || w.NChunks > 1000 {
+			continue
+		}
+		if w.Memory != nil {
+			if w, err = workloads.StreamSum(8<<20, 1<<20); err != nil {
+				t.Fatal(err)
+			}
 		}
 		t.Run(w.Name, func(t *testing.T) {
 			g, keys, err := w.Build()
@@ -233,4 +246,73 @@ func runRawSum(ctx context.Context, path string, s sched.Scheduler) ([]*udfbridg
 		return nil, err
 	}
 	return udfbridge.Run(ctx, ds, []udfbridge.UDF{&udfbridge.SumUDF{}}, udfbridge.WithScheduler(s), udfbridge.WithPartitions(2))
+}
+
+// An array persisted on a cluster and reduced there again: 144 MiB in
+// blocks of 24 MiB travel back to the workers as literals of the next
+// graph, several to a worker at once (more than one gRPC message holds;
+// the scheduler used to send them in one message, fail, and report the
+// tasks as running on workers that died). A block larger than one
+// message is refused before anything is sent, with an error naming it.
+// Until persisted blocks stay on the workers (futures), they pass
+// through the client.
+func TestPersistLargeBlocksOnCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	ctx := context.Background()
+	var logs lockedBuffer
+	c, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 2, ThreadsPerWorker: 2,
+		Scheduler: distributed.SchedulerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	on := chunkarray.WithScheduler(c)
+	const n, chunk = 6 * 3145728, 3145728 // 6 blocks of 24 MiB of float64
+	p, err := chunkarray.Arange(0, n, 1, nd.Float64, chunk).Persist(ctx, on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := p.Sum().Compute(ctx, on)
+		if err != nil {
+			t.Fatalf("sum of the persisted array: %v", err)
+		}
+		// Every partial sum is an integer below 2^53: exact.
+		if v, _ := nd.Values[float64](got); len(v) != 1 || v[0] != float64(n)*float64(n-1)/2 {
+			t.Fatalf("sum = %v, want %v", v, float64(n)*float64(n-1)/2)
+		}
+	}
+	if strings.Contains(logs.String(), "worker lost") {
+		t.Fatalf("a worker was lost while the persisted blocks were sent:\n%s", logs.String())
+	}
+
+	big, err := chunkarray.Arange(0, 9<<20, 1, nd.Float64, 9<<20).Persist(ctx, on) // one block of 72 MiB
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = big.Sum().Compute(ctx, on)
+	var ee *distributed.EncodeError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "bytes") {
+		t.Fatalf("sum over a 72 MiB persisted block: %v, want a *distributed.EncodeError naming its size", err)
+	}
+}
+
+// lockedBuffer is a log destination safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -1,7 +1,8 @@
 // Command tessera is tessera's main CLI.
 //
 //	tessera demo [-out DIR] [-zarr-size N]  a tour: delayed values, chunked arrays, zarr, UDFs, task-graph pictures
-//	tessera bench [-json] [-schedulers sync,threads,distributed] [-reps N] [WORKLOAD|GROUP ...]
+//	tessera bench [-json] [-schedulers sync,threads,distributed] [-reps N] [-gc-check]
+//	    [-plot FILE.png [-dask DASK.jsonl] [-results TESSERA.jsonl]] [WORKLOAD|GROUP ...]
 //	tessera chunktune [-workload W] [-chunks 500,200,100,50] [-schedulers sync,threads] [-reps N] [-plot FILE.png]
 //	tessera scheduler [-address :8786] [-status :8787] [TLS flags] [-token-file F]
 //	tessera worker -scheduler HOST:8786 [-listen :0] [-advertise HOST:PORT] [-name N] [-threads N]
@@ -44,7 +45,7 @@ const usage = `usage: tessera <command> [flags]
 
 commands:
   demo       a tour of tessera: delayed values, chunked arrays, zarr and UDFs, with task-graph pictures
-  bench      time built-in workloads on the schedulers, one JSON line each
+  bench      time built-in workloads on the schedulers (median, best, load average); -gc-check, -plot
   chunktune  time an array workload over chunk sizes and schedulers, plot, recommend
   scheduler  run a distributed scheduler
   worker     run a distributed worker

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,36 +51,6 @@ func TestDemo(t *testing.T) {
 		b, err := os.ReadFile(pics[0])
 		if err != nil || len(b) == 0 {
 			t.Fatalf("picture %s: %v (%d bytes)", pics[0], err, len(b))
-		}
-	}
-}
-
-func TestBenchJSON(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"bench", "-json", "-reps", "1", "-schedulers", "sync,threads", "delayed"}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("bench exit %d: %s", code, errb.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want 2 JSON lines, got %d:\n%s", len(lines), out.String())
-	}
-	for i, sched := range []string{"sync", "threads"} {
-		var r map[string]any
-		if err := json.Unmarshal([]byte(lines[i]), &r); err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-		// The workload and scheduler names of bench/dask/dask_bench.py.
-		if r["workload"] != "delayed_tree_65535" || r["scheduler"] != sched {
-			t.Errorf("line %d: got workload %v scheduler %v", i, r["workload"], r["scheduler"])
-		}
-		sec, _ := r["seconds"].(float64)
-		us, _ := r["us_per_task"].(float64)
-		if sec <= 0 || us <= 0 {
-			t.Errorf("line %d: seconds %v us_per_task %v", i, r["seconds"], r["us_per_task"])
-		}
-		if got, want := us, 1e6*sec/65535; got < want*0.99-0.001 || got > want*1.01+0.001 {
-			t.Errorf("line %d: us_per_task %v, want 1e6·seconds/65535 = %v", i, got, want)
 		}
 	}
 }

@@ -32,8 +32,10 @@ var anything = []string{"*"}
 //	both (stdlib only) so that zarr decoding, the schedulers that own a
 //	run's list and the tasks that use it share one;
 //	internal/cudaops sits on nd only, and udfbridge may use it (UDF
-//	backends), as may chunkarray (device reductions); cmd/internal/workloads
-//	serves the commands only.
+//	backends), as may chunkarray (device reductions); internal/kern
+//	(convert-and-reduce kernels on plain slices) imports nothing of
+//	tessera and udfbridge uses it; cmd/internal/workloads serves the
+//	commands only.
 var allowed = map[string][]string{
 	"graph":                {},
 	"freelist":             {},
@@ -50,8 +52,9 @@ var allowed = map[string][]string{
 	"nd/zarr/blosc":        {"freelist"},
 	"nd/zarr":              {"nd", "nd/zarr/blosc", "freelist"},
 	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "freelist"},
-	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "freelist"},
+	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern", "freelist"},
 	"internal/cudaops":     {"nd"},
+	"internal/kern":        {},
 	"internal/layering":    {},
 	"internal/deploycheck": {},
 	"internal/quickstart":  {},
@@ -71,6 +74,8 @@ var external = map[string][]string{
 	"nd":       {"gonum.org/v1/gonum"},
 	// Storage reads files and may not pull in the engine.
 	"nd/npy": {},
+	// Kernels on slices: the CPU feature flags only.
+	"internal/kern": {"golang.org/x/sys/cpu"},
 	// blosc decodes with the standard library and klauspost/compress only.
 	"nd/zarr/blosc": {"github.com/klauspost/compress"},
 }

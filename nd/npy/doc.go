@@ -20,8 +20,9 @@
 // UTF-8 in the header, which no supported descr uses); every nd dtype
 // (bool, int8-64, uint8-64, float32/64, complex64/128) in little- or
 // big-endian byte order (big-endian data is swapped on read); C and Fortran
-// order. Fortran-order data is returned with Fortran strides rather than
-// rearranged, as numpy does; call Contiguous for C order.
+// order. Fortran-order data read whole is returned with Fortran strides
+// rather than rearranged, as numpy does (call Contiguous for C order);
+// ReadRange and ReadRowsInto return C order.
 //
 // Writing: little-endian, C order or Fortran order on request, version 1.0
 // (2.0 when the header does not fit 65535 bytes). The header is byte for
@@ -31,8 +32,14 @@
 //
 // Streaming: OpenFile reads the header only; File.ReadRange reads a range
 // of entries along axis 0 with ReadAt, so that a chunked reader can load
-// one block of rows at a time. Whole-file reads (Read, ReadFile) read the
-// data straight into the array's memory with no intermediate buffer.
+// one block of rows at a time, and File.ReadRowsInto reads a range of
+// rows over any number of leading axes (a detector's frames) into memory
+// the caller gives, in C order. In a Fortran-order file such rows are
+// spread over the whole file (the first axis varies fastest): they are
+// read in large contiguous pieces and transposed in memory (rows.go), so
+// that each read passes over the file once rather than making a syscall
+// per few bytes. Whole-file reads (Read, ReadFile) read the data straight
+// into the array's memory with no intermediate buffer.
 //
 // # Speed
 //

@@ -193,9 +193,10 @@ func (f *File) Path() string { return f.path }
 func (f *File) Close() error { return f.f.Close() }
 
 // ReadRange reads count entries along axis 0 starting at start: the array
-// a[start:start+count] of the whole file. C-order files are one read;
-// Fortran-order files are one read per column of the remaining axes (the
-// result keeps Fortran strides).
+// a[start:start+count] of the whole file, C-contiguous. A C-order file is
+// one read; a Fortran-order file, whose entries along axis 0 are spread
+// over the whole file, is read in large pieces and transposed in memory
+// (ReadRowsInto).
 func (f *File) ReadRange(start, count int) (*nd.Array, error) {
 	h := f.h
 	if len(h.Shape) == 0 {
@@ -214,26 +215,15 @@ func (f *File) ReadRange(start, count int) (*nd.Array, error) {
 		}
 		off := h.DataOffset + int64(start)*rowElems*es
 		sr := io.NewSectionReader(f.f, off, int64(count)*rowElems*es)
-		return f.read(sr, shape, false)
+		return f.read(sr, shape)
 	}
-	// Fortran order: element (i, j...) is at i + n0*J for the flat
-	// column index J of the remaining axes; rows [start, start+count)
-	// are one run per column.
-	cols := int64(1)
-	for _, d := range h.Shape[1:] {
-		cols *= int64(d)
-	}
-	n0 := int64(h.Shape[0])
-	readers := make([]io.Reader, 0, cols)
-	for j := int64(0); j < cols; j++ {
-		off := h.DataOffset + (j*n0+int64(start))*es
-		readers = append(readers, io.NewSectionReader(f.f, off, int64(count)*es))
-	}
-	return f.read(bufio.NewReaderSize(io.MultiReader(readers...), 1<<16), shape, true)
+	return nd.FillBytes(h.DType, shape, false, h.BigEndian, func(dst []byte) error {
+		return f.ReadRowsInto(dst, 1, start, count)
+	})
 }
 
-func (f *File) read(r io.Reader, shape []int, fortran bool) (*nd.Array, error) {
-	a, err := nd.ReadRaw(r, f.h.DType, shape, fortran, f.h.BigEndian)
+func (f *File) read(r io.Reader, shape []int) (*nd.Array, error) {
+	a, err := nd.ReadRaw(r, f.h.DType, shape, false, f.h.BigEndian)
 	if err != nil {
 		return nil, &Error{File: f.path, Reason: "data shorter than the shape", Err: err}
 	}

@@ -54,7 +54,8 @@ func TestReadFixtures(t *testing.T) {
 		tests = append(tests,
 			fixture{d.String() + "_c.npy", d, []int{3, 4}, false, false, 1},
 			fixture{d.String() + "_f.npy", d, []int{3, 4}, true, false, 1},
-			fixture{d.String() + "_big.npy", d, []int{3, 4}, false, d.Size() > 1, 1})
+			fixture{d.String() + "_big.npy", d, []int{3, 4}, false, d.Size() > 1, 1},
+			fixture{d.String() + "_4d_f.npy", d, []int{3, 4, 5, 6}, true, false, 1})
 	}
 	tests = append(tests,
 		fixture{"float64_0d.npy", nd.Float64, []int{}, false, false, 1},
@@ -64,6 +65,9 @@ func TestReadFixtures(t *testing.T) {
 		fixture{"int32_3d_c.npy", nd.Int32, []int{4, 3, 2}, false, false, 1},
 		fixture{"float64_v2.npy", nd.Float64, []int{2, 3}, false, false, 2},
 		fixture{"float64_v3.npy", nd.Float64, []int{2, 3}, false, false, 3},
+		fixture{"complex128_4d_fbig.npy", nd.Complex128, []int{3, 4, 5, 2}, true, true, 1},
+		fixture{"uint16_5d_f.npy", nd.Uint16, []int{2, 3, 4, 5, 3}, true, false, 1},
+		fixture{"float32_empty_f.npy", nd.Float32, []int{3, 0, 4}, false, false, 1}, // numpy saves an empty array in C order
 	)
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -96,7 +100,7 @@ func TestReadFixtures(t *testing.T) {
 func TestWriteMatchesNumpy(t *testing.T) {
 	var files []string
 	for _, d := range nd.DTypes {
-		files = append(files, d.String()+"_c.npy", d.String()+"_f.npy")
+		files = append(files, d.String()+"_c.npy", d.String()+"_f.npy", d.String()+"_4d_f.npy")
 	}
 	files = append(files, "float64_0d.npy", "float64_empty.npy", "int16_1d.npy", "float32_3d_f.npy", "int32_3d_c.npy")
 	for _, file := range files {
@@ -247,7 +251,8 @@ func TestUnsupportedDTypes(t *testing.T) {
 }
 
 func TestReadRange(t *testing.T) {
-	for _, file := range []string{"int32_3d_c.npy", "float32_3d_f.npy", "float64_f.npy", "int16_1d.npy", "complex128_big.npy"} {
+	for _, file := range []string{"int32_3d_c.npy", "float32_3d_f.npy", "float64_f.npy", "int16_1d.npy", "complex128_big.npy",
+		"int8_4d_f.npy", "complex128_4d_fbig.npy", "uint16_5d_f.npy", "float32_empty_f.npy"} {
 		t.Run(file, func(t *testing.T) {
 			path := filepath.Join("testdata", file)
 			whole, err := ReadFile(path)

@@ -8,7 +8,9 @@ Run with Debian's numpy 1.24 (/usr/bin/python3 gen_promote.py). Sections:
   unary:        the dtype of ufunc(array_a), or "error".
   scalar:       value-based casting of a 0-d operand beside an n-d one
                 (numpy 1.x rules): [op, array dtype, scalar dtype, repr(value),
-                dtype of op(array, scalar), dtype of op(scalar, array)].
+                dtype of op(array, scalar), dtype of op(scalar, array)];
+                "valueerror" where numpy computes and raises (integers to
+                negative integer powers).
 float16 results are written as numpy names them; tessera has no float16 and
 the Go test maps it to float32.
 """
@@ -33,6 +35,8 @@ def ufunc_dtype(name, *args):
         return str(getattr(np, name)(*args).dtype)
     except TypeError:
         return "error"
+    except ValueError:  # integers to negative integer powers: a run-time error
+        return "valueerror"
 
 
 def main():
@@ -59,6 +63,30 @@ def main():
         for sdt, v in scalars:
             s = np.array(v, dtype=sdt)
             for op in ["add", "multiply", "divide", "less"]:
+                r = ufunc_dtype(op, np.ones(2, a), s)
+                r2 = ufunc_dtype(op, s, np.ones(2, a))
+                out["scalar"].append([op, a, sdt, repr(v), r, r2])
+    # floor_divide, remainder and power choose their loop by a linear
+    # search in which a non-negative integer scalar that fits the signed
+    # type of its size casts to it (uint8 // 256 is int16, uint8 + 256 is
+    # uint16); floats fit float32 below 3.4e38 in magnitude (numpy's
+    # min_scalar_type: float32 + 3.4e38 is float64), infinities and NaN
+    # always; complex parts fit complex64 below 3.4e38 and finite.
+    ints = [("int64", v) for v in [255, 256, 32767, 32768, 65535, 65536, 2**31 - 1, 2**31, 2**32,
+                                   2**63 - 1, -1, -129]] + [("uint64", 2**63), ("uint64", 2**64 - 1)]
+    inexact = [("float64", v) for v in [3.4e38, -3.4e38, float(np.nextafter(3.4e38, 0)), 65000.0,
+                                        64999.0, float("inf"), float("-inf"), float("nan"), 1e300]]
+    inexact += [("float32", 3.4028234663852886e38), ("complex128", complex(3.4e38, 0)),
+                ("complex128", complex(0, -3.4e38)), ("complex128", complex(float(np.nextafter(3.4e38, 0)), 1)),
+                ("complex128", complex(float("inf"), 0)), ("complex128", complex(float("nan"), 1)),
+                ("complex64", complex(float("inf"), 1))]
+    for a in DTYPES:
+        for sdt, v in ints + inexact:
+            s = np.array(v, dtype=sdt)
+            ops = ["floor_divide", "remainder", "power", "arctan2", "subtract", "maximum"]
+            if (sdt, v) in inexact:
+                ops = ["add", "power"]
+            for op in ops:
                 r = ufunc_dtype(op, np.ones(2, a), s)
                 r2 = ufunc_dtype(op, s, np.ones(2, a))
                 out["scalar"].append([op, a, sdt, repr(v), r, r2])

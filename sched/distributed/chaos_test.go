@@ -40,7 +40,7 @@ func TestChaos(t *testing.T) {
 	const jobBound = 90 * time.Second
 	var logs logBuffer
 	c := startCluster(t, ClusterOptions{Workers: 4, ThreadsPerWorker: 2, Scheduler: SchedulerOptions{
-		WorkerTimeout: 2 * time.Second, HeartbeatInterval: 200 * time.Millisecond, Logger: logs.logger(),
+		WorkerTimeout: 2 * time.Second, HeartbeatInterval: 200 * time.Millisecond, Logger: logs.debugLogger(),
 	}})
 	rng := rand.New(rand.NewPCG(11, 17))
 	type outcome struct {
@@ -65,6 +65,7 @@ func TestChaos(t *testing.T) {
 	}
 	for round := range rounds {
 		g, keys, check := chaosJob(rng, round)
+		mark := logs.Len()
 		ctx, cancel := context.WithTimeout(context.Background(), jobBound)
 		errc := make(chan error, 1)
 		go func() {
@@ -122,7 +123,7 @@ func TestChaos(t *testing.T) {
 		case errors.As(err, &te) && errors.As(err, &kw):
 			// A task that was running on too many workers that died.
 		default:
-			t.Errorf("round %d (%s of %s): %v", round, fault, victim.Name, err)
+			t.Errorf("round %d (%s of %s): %v\nthe scheduler's log of the round:\n%s\nunfinished tasks:\n%s", round, fault, victim.Name, err, logs.Since(mark), unfinished(c.Server()))
 		}
 		// End of round: frozen workers resume, killed ones are replaced,
 		// so that four workers take part in the next round.
@@ -130,6 +131,15 @@ func TestChaos(t *testing.T) {
 			syscall.Kill(p.Pid, syscall.SIGCONT)
 		}
 		stopped = nil
+		if fault == "kill" {
+			// Reaped before the count of live workers, so that the
+			// next round neither counts it nor picks it as a victim.
+			select {
+			case <-victim.Done():
+			case <-time.After(hangGuard):
+				t.Fatalf("round %d: killed %s did not exit", round, victim.Name)
+			}
+		}
 		for len(alive()) < 4 {
 			if _, err := c.AddWorker(context.Background(), nil); err != nil {
 				t.Fatalf("round %d: replacing a worker: %v", round, err)
@@ -239,4 +249,26 @@ func chaosJob(rng *rand.Rand, round int) (*graph.Graph, []graph.Key, func([]any)
 			return nil
 		}
 	}
+}
+
+// unfinished lists, for a failure's message, the tasks of the scheduler's
+// jobs that are neither in memory nor released: key, state, the worker
+// processing it and the dependencies it waits for.
+func unfinished(s *Server) string {
+	var b strings.Builder
+	s.locked("listing unfinished tasks", func() {
+		for _, j := range s.sortedJobs() {
+			for i := range j.state {
+				st := j.state[i]
+				if st == tsMemory || st == tsReleased {
+					continue
+				}
+				fmt.Fprintf(&b, "job %d %s: %s proc=%d waiting=%d\n", j.id, j.key(int32(i)), stateNames[st], j.proc[i], j.waiting[i])
+			}
+		}
+		for _, w := range s.live {
+			fmt.Fprintf(&b, "worker %d %s %s: processing %d\n", w.id, w.reg.Name, w.reg.DataAddress, len(w.proc))
+		}
+	})
+	return b.String()
 }

@@ -39,6 +39,8 @@ var _ sched.Scheduler = (*Client)(nil)
 // or a fake in tests.
 type fetcher interface {
 	fetch(ctx context.Context, addr string, job uint64, keys []string) ([]any, error)
+	// dropPeer abandons the fetches from a worker the scheduler lost.
+	dropPeer(addr string)
 	close()
 }
 
@@ -186,11 +188,11 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 		return nil, err
 	}
 	if len(j.outputs) > 0 {
-		msgs, err := j.messages(int32(c.opts.Retries), c.opts.Name)
+		enc, err := j.encode(int32(c.opts.Retries), c.opts.Name)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.run(ctx, j, msgs); err != nil {
+		if err := c.run(ctx, j, enc); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
 			}
@@ -199,7 +201,7 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 	}
 	out = make([]any, len(want))
 	for i, w := range want {
-		out[i] = j.vals[j.source[w]]
+		out[i] = j.value(j.source[w])
 	}
 	return out, nil
 }
@@ -218,10 +220,11 @@ type job struct {
 	wanted []bool
 
 	// source[i] is the node whose value node i has: i itself, or the end
-	// of its chain of aliases. vals holds the values of sources that are
-	// literals (known here) and of fetched outputs.
+	// of its chain of aliases: a literal, whose value is in the graph, or
+	// a task, whose value is fetched into vals (by task index). A slice
+	// of values for every node was 16 bytes a node for a few outputs.
 	source []int32
-	vals   []any
+	vals   map[int32]any
 
 	// outputs are the distinct task indices fetched from workers: the
 	// sources of requested nodes that are tasks.
@@ -258,7 +261,7 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 		byPrio: make([]int32, n),
 		wanted: make([]bool, n),
 		source: make([]int32, n),
-		vals:   make([]any, n),
+		vals:   map[int32]any{},
 		state:  map[int32]outputState{},
 		events: cb.PerTask(),
 	}
@@ -269,10 +272,7 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 	for _, i := range j.byPrio {
 		nd := g.At(int(i))
 		j.source[i] = i
-		switch nd.Kind {
-		case graph.KindLiteral:
-			j.vals[i] = nd.Value
-		case graph.KindAlias:
+		if nd.Kind == graph.KindAlias {
 			t, _ := g.Index(nd.Target)
 			j.source[i] = j.source[t]
 		}
@@ -293,6 +293,15 @@ func newJob(g *graph.Graph, d *graph.Deps, want []int32, cb *sched.Hooks) (*job,
 		j.initEvents()
 	}
 	return j, nil
+}
+
+// value returns the value of source node s: a literal's, or a fetched
+// task's.
+func (j *job) value(s int32) any {
+	if nd := j.g.At(int(s)); nd.Kind == graph.KindLiteral {
+		return nd.Value
+	}
+	return j.vals[j.prio[s]]
 }
 
 // initEvents prepares the release emulation and finishes the literals,
@@ -347,48 +356,127 @@ func (j *job) taskFinished(t int32, worker int) {
 	j.complete(i)
 }
 
-// messages encodes the job for the scheduler: TaskDefs in task index
-// order, at most about maxMessage bytes per message, then Run in the last.
-// Every node is encoded before anything is sent, so a node that cannot be
-// is an *EncodeError and the scheduler never sees the job.
-func (j *job) messages(retries int32, name string) ([]*pb.ClientMessage, error) {
+// encoded is a job's task list encoded for the scheduler, in task index
+// order: every node's bytes (graph.EncodeNode) one after the other in
+// chunks of arenaChunk bytes (a node of more than a quarter of that in a
+// chunk of its own), found by ref (chunk << 32 | offset; a node ends
+// where the next one starts, or at its chunk's end), and the task
+// indices where each message after the first starts. Its messages are
+// built one at a time as they are sent (message).
+//
+// Building every ClientMessage before sending (the first design) held a
+// TaskDef, a node allocation and a dependency slice per task until the
+// last message was sent: about 210 bytes a task of a reduction tree,
+// for nothing, as a message is no use once sent.
+type encoded struct {
+	j      *job
+	chunks [][]byte
+	ref    []uint64
+	starts []int32 // first task index of messages 1, 2, ...
+	run    *pb.Run
+}
+
+// encode encodes the job for the scheduler: TaskDefs in task index
+// order, at most about maxMessage bytes per message, then Run in the
+// last. Every node is encoded before anything is sent, so a node that
+// cannot be is an *EncodeError and the scheduler never sees the job.
+func (j *job) encode(retries int32, name string) (*encoded, error) {
 	n := j.g.Len()
-	var msgs []*pb.ClientMessage
-	cur := &pb.ClientMessage{}
+	e := &encoded{j: j, ref: make([]uint64, n)}
+	var scratch []byte
 	size := 0
 	for t := 0; t < n; t++ {
 		i := int(j.byPrio[t])
-		nd := j.g.At(i)
 		k := j.g.Key(i)
-		b, err := graph.EncodeNode(nil, nd)
+		b, err := graph.EncodeNode(scratch[:0], j.g.At(i))
 		if err != nil {
 			return nil, &EncodeError{Key: k, Err: err}
 		}
 		if len(b) > maxNode {
 			return nil, &EncodeError{Key: k, Err: fmt.Errorf("%d bytes encoded, more than one message carries (%d)", len(b), maxNode)}
 		}
-		deps := j.d.Of(i)
-		def := &pb.TaskDef{Key: string(k), Node: b, Priority: int64(t)}
-		if len(deps) > 0 {
-			def.Deps = make([]int32, len(deps))
-			for x, dep := range deps {
-				def.Deps[x] = j.prio[dep]
+		if cap(b) <= arenaChunk {
+			scratch = b // reused, unless a large node made it large
+		}
+		c := len(e.chunks) - 1
+		if c < 0 || len(e.chunks[c])+len(b) > cap(e.chunks[c]) {
+			capacity := arenaChunk
+			if len(b) > arenaChunk/4 {
+				capacity = len(b) // its own chunk
 			}
+			e.chunks = append(e.chunks, make([]byte, 0, capacity))
+			c++
 		}
-		if nd.Kind == graph.KindTask && len(nd.Resources) > 0 {
-			def.Resources = nd.Resources
-		}
-		sz := len(b) + len(k) + 5*len(deps) + 16
+		e.ref[t] = uint64(c)<<32 | uint64(len(e.chunks[c]))
+		e.chunks[c] = append(e.chunks[c], b...)
+		sz := len(b) + len(k) + 5*len(j.d.Of(i)) + 16
 		if size > 0 && size+sz > maxMessage {
-			msgs = append(msgs, cur)
-			cur, size = &pb.ClientMessage{}, 0
+			e.starts = append(e.starts, int32(t))
+			size = 0
 		}
-		cur.Tasks = append(cur.Tasks, def)
 		size += sz
 	}
-	cur.Run = &pb.Run{Outputs: j.outputs, Events: j.events, Retries: retries, Name: name}
-	return append(msgs, cur), nil
+	e.run = &pb.Run{Outputs: j.outputs, Events: j.events, Retries: retries, Name: name}
+	return e, nil
 }
+
+// count returns the number of messages.
+func (e *encoded) count() int { return len(e.starts) + 1 }
+
+// node returns task t's encoded node.
+func (e *encoded) node(t int) []byte {
+	c, off := e.ref[t]>>32, int(uint32(e.ref[t]))
+	end := len(e.chunks[c])
+	if t+1 < len(e.ref) && e.ref[t+1]>>32 == c {
+		end = int(uint32(e.ref[t+1]))
+	}
+	return e.chunks[c][off:end:end]
+}
+
+// message builds message m: the TaskDefs of its tasks, over the encoded
+// nodes, and Run in the last.
+func (e *encoded) message(m int) *pb.ClientMessage {
+	j := e.j
+	lo, hi := 0, len(e.ref)
+	if m > 0 {
+		lo = int(e.starts[m-1])
+	}
+	if m < len(e.starts) {
+		hi = int(e.starts[m])
+	}
+	msg := &pb.ClientMessage{Tasks: make([]*pb.TaskDef, hi-lo)}
+	defs := make([]pb.TaskDef, hi-lo)
+	ndeps := 0
+	for t := lo; t < hi; t++ {
+		ndeps += len(j.d.Of(int(j.byPrio[t])))
+	}
+	flat := make([]int32, 0, ndeps)
+	for t := lo; t < hi; t++ {
+		i := int(j.byPrio[t])
+		def := &defs[t-lo]
+		def.Key = string(j.g.Key(i))
+		def.Node = e.node(t)
+		def.Priority = int64(t)
+		if deps := j.d.Of(i); len(deps) > 0 {
+			at := len(flat)
+			for _, dep := range deps {
+				flat = append(flat, j.prio[dep])
+			}
+			def.Deps = flat[at:len(flat):len(flat)]
+		}
+		if nd := j.g.At(i); nd.Kind == graph.KindTask && len(nd.Resources) > 0 {
+			def.Resources = nd.Resources
+		}
+		msg.Tasks[t-lo] = def
+	}
+	if m == len(e.starts) {
+		msg.Run = e.run
+	}
+	return msg
+}
+
+// free drops the encoded nodes, once every message is sent.
+func (e *encoded) free() { e.chunks, e.ref = nil, nil }
 
 // fetched is the result of fetching some outputs from one address.
 type fetched struct {
@@ -400,44 +488,29 @@ type fetched struct {
 
 // run sends the job and receives its events until every output is
 // fetched (and, with callbacks, every task reported finished). Every
-// goroutine it starts has exited when it returns.
-func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) error {
+// goroutine it starts has exited when it returns. The concerns are one
+// method each: receiving events (receive), acting on one (onEvent),
+// fetching ready outputs (startFetch), and what a fetch's result means
+// (onFetched, with the failure policy in fetchFailure).
+func (c *Client) run(ctx context.Context, j *job, enc *encoded) error {
 	// The stream's context has no deadline of its own but is cancelled
 	// with ctx: given ctx's deadline, gRPC would send it to the scheduler,
 	// whose end of the stream could expire first and make a deadline look
 	// like a lost scheduler.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	r := &jobRun{c: c, j: j, sctx: sctx, evs: make(chan recvd, 1), results: make(chan fetched, 4)}
+	defer r.wg.Wait()
 	defer stop()
 	defer cancel()
-	stream, err := c.sched.Compute(sctx)
-	if err != nil {
+	var err error
+	if r.stream, err = c.sched.Compute(sctx); err != nil {
 		return c.lost(err)
 	}
-	type recvd struct {
-		ev  *pb.ClientEvent
-		err error
-	}
-	evs := make(chan recvd, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			ev, err := stream.Recv()
-			select {
-			case evs <- recvd{ev, err}:
-			case <-sctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	for _, m := range msgs {
-		if err := stream.Send(m); err != nil {
+	r.wg.Add(1)
+	go r.receive()
+	for m := range enc.count() {
+		if err := r.stream.Send(enc.message(m)); err != nil {
 			// io.EOF: the scheduler ended the stream, and Recv says
 			// why; otherwise the stream is broken.
 			if err != io.EOF {
@@ -446,134 +519,205 @@ func (c *Client) run(ctx context.Context, j *job, msgs []*pb.ClientMessage) erro
 			break
 		}
 	}
-
-	var jobID uint64
-	results := make(chan fetched, 4)
-	startFetch := func(addr string, idx []int32) {
-		keys := make([]string, len(idx))
-		for x, t := range idx {
-			keys[x] = string(j.g.Key(int(j.byPrio[t])))
-			j.state[t] = outFetching
-		}
-		id := jobID
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			vals, err := c.data.fetch(sctx, addr, id, keys)
-			select {
-			case results <- fetched{addr, idx, vals, err}:
-			case <-sctx.Done():
-			}
-		}()
-	}
+	enc.free()
 	for j.left > 0 || (j.events && j.tasks > 0) {
+		var err error
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case r := <-evs:
-			if r.err != nil {
-				return c.lost(r.err)
+		case e := <-r.evs:
+			if e.err != nil {
+				return c.lost(e.err)
 			}
-			ev := r.ev
-			if ev.Job != 0 {
-				jobID = ev.Job
-			}
-			if j.events {
-				for _, te := range ev.Events {
-					j.taskFinished(te.Index, int(te.WorkerId))
-				}
-			}
-			if ev.Error != nil {
-				return j.jobError(ev.Error)
-			}
-			// Group the ready outputs by the address they are fetched
-			// from, so that one call fetches all of them.
-			var byAddr map[string][]int32
-			var order []string
-			for _, o := range ev.Outputs {
-				st, ok := j.state[o.Index]
-				if !ok || st != outWaiting || len(o.Addresses) == 0 {
-					continue
-				}
-				a := o.Addresses[0]
-				if byAddr == nil {
-					byAddr = map[string][]int32{}
-				}
-				if _, seen := byAddr[a]; !seen {
-					order = append(order, a)
-				}
-				byAddr[a] = append(byAddr[a], o.Index)
-			}
-			for _, a := range order {
-				startFetch(a, byAddr[a])
-			}
-		case f := <-results:
-			if f.err == nil {
-				for x, t := range f.idx {
-					j.vals[j.byPrio[t]] = f.vals[x]
-					j.state[t] = outDone
-					j.left--
-				}
-				continue
-			}
-			if ctx.Err() != nil {
+			err = r.onEvent(e.ev)
+		case f := <-r.results:
+			if f.err != nil && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			// A value that cannot be sent (its type is not registered
-			// with the codec on the worker, or here) fails the same way
-			// from anywhere and after any recomputation: it is the
-			// task's error, at once, not a loss to recompute forever.
-			var big *ValueTooLargeError
-			if errors.As(f.err, &big) {
-				return big
-			}
-			var ce *valueCodecError
-			if errors.As(f.err, &ce) {
-				t := f.idx[0]
-				for _, x := range f.idx {
-					if string(j.g.Key(int(j.byPrio[x]))) == ce.Key {
-						t = x
-					}
-				}
-				i := int(j.byPrio[t])
-				return &sched.TaskError{Key: j.g.Key(i), Op: opName(j.g.At(i)), Err: ce}
-			}
-			// A key the worker lacks is lost there; the others are
-			// fetched again. Any other failure loses them all: the
-			// worker is probably gone.
-			lost := f.idx
-			var md *MissingDataError
-			if errors.As(f.err, &md) {
-				lost = nil
-				var again []int32
-				for _, t := range f.idx {
-					if string(j.g.Key(int(j.byPrio[t]))) == md.Key {
-						lost = append(lost, t)
-					} else {
-						again = append(again, t)
-					}
-				}
-				if len(lost) == 0 {
-					lost, again = f.idx, nil
-				}
-				if len(again) > 0 {
-					startFetch(f.addr, again)
-				}
-			}
-			m := &pb.ClientMessage{}
-			for _, t := range lost {
-				j.state[t] = outWaiting
-				m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.addr})
-			}
-			if err := stream.Send(m); err != nil && err != io.EOF {
-				return c.lost(err)
-			}
+			err = r.onFetched(f)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	// Done: closing the stream ends the job, and the scheduler frees its
 	// values on the workers.
-	_ = stream.CloseSend()
+	_ = r.stream.CloseSend()
 	return nil
+}
+
+// jobRun is one run of a job: its stream to the scheduler and the fetches
+// of its outputs. Only run's goroutine calls its methods, but receive and
+// the fetches, which report on channels.
+type jobRun struct {
+	c       *Client
+	j       *job
+	sctx    context.Context // the stream's, cancelled when run returns
+	stream  pb.Scheduler_ComputeClient
+	jobID   uint64
+	evs     chan recvd
+	results chan fetched
+	wg      sync.WaitGroup
+}
+
+type recvd struct {
+	ev  *pb.ClientEvent
+	err error
+}
+
+// receive passes the scheduler's events to run until the stream ends.
+func (r *jobRun) receive() {
+	defer r.wg.Done()
+	for {
+		ev, err := r.stream.Recv()
+		select {
+		case r.evs <- recvd{ev, err}:
+		case <-r.sctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// onEvent acts on one event of the scheduler: finished tasks (for the
+// callbacks), the job's error, workers lost, outputs ready to fetch.
+func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
+	j := r.j
+	if ev.Job != 0 {
+		r.jobID = ev.Job
+	}
+	if j.events {
+		for _, te := range ev.Events {
+			j.taskFinished(te.Index, int(te.WorkerId))
+		}
+	}
+	if ev.Error != nil {
+		return j.jobError(ev.Error)
+	}
+	// Fetches from workers the scheduler lost fail now, and their
+	// outputs are asked for again (LostOutput).
+	for _, a := range ev.LostPeers {
+		r.c.data.dropPeer(a)
+	}
+	// Group the ready outputs by the address they are fetched from, so
+	// that one call fetches all of them.
+	var byAddr map[string][]int32
+	var order []string
+	for _, o := range ev.Outputs {
+		st, ok := j.state[o.Index]
+		if !ok || st != outWaiting || len(o.Addresses) == 0 {
+			continue
+		}
+		a := o.Addresses[0]
+		if byAddr == nil {
+			byAddr = map[string][]int32{}
+		}
+		if _, seen := byAddr[a]; !seen {
+			order = append(order, a)
+		}
+		byAddr[a] = append(byAddr[a], o.Index)
+	}
+	for _, a := range order {
+		r.startFetch(a, byAddr[a])
+	}
+	return nil
+}
+
+// startFetch fetches the outputs idx (task indices) from addr; the result
+// comes back on r.results.
+func (r *jobRun) startFetch(addr string, idx []int32) {
+	j := r.j
+	keys := make([]string, len(idx))
+	for x, t := range idx {
+		keys[x] = string(j.g.Key(int(j.byPrio[t])))
+		j.state[t] = outFetching
+	}
+	id := r.jobID
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		vals, err := r.c.data.fetch(r.sctx, addr, id, keys)
+		select {
+		case r.results <- fetched{addr, idx, vals, err}:
+		case <-r.sctx.Done():
+		}
+	}()
+}
+
+// onFetched keeps the values of a successful fetch; after a failed one it
+// fetches again what is still there and tells the scheduler what was
+// lost, or returns the error that ends the job.
+func (r *jobRun) onFetched(f fetched) error {
+	j := r.j
+	if f.err == nil {
+		for x, t := range f.idx {
+			j.vals[t] = f.vals[x]
+			j.state[t] = outDone
+			j.left--
+		}
+		return nil
+	}
+	lost, again, err := j.fetchFailure(f)
+	if err != nil {
+		return err
+	}
+	if len(again) > 0 {
+		r.startFetch(f.addr, again)
+	}
+	m := &pb.ClientMessage{}
+	for _, t := range lost {
+		j.state[t] = outWaiting
+		m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.addr})
+	}
+	if err := r.stream.Send(m); err != nil && err != io.EOF {
+		return r.c.lost(err)
+	}
+	return nil
+}
+
+// fetchFailure is the policy for a failed fetch of outputs f.idx: the
+// outputs lost at f.addr (to be recomputed), those to fetch from it
+// again, or the job's error.
+//
+// A value that cannot be sent (its type is not registered with the codec
+// on the worker, or here) fails the same way from anywhere and after any
+// recomputation: it is the task's error at once, not a loss to recompute
+// for ever; so is a value larger than this client accepts. A key the
+// worker lacks is lost there, and the others are fetched again. Any
+// other failure loses them all: the worker is probably gone.
+func (j *job) fetchFailure(f fetched) (lost, again []int32, err error) {
+	var big *ValueTooLargeError
+	if errors.As(f.err, &big) {
+		return nil, nil, big
+	}
+	var ce *valueCodecError
+	if errors.As(f.err, &ce) {
+		t := f.idx[0]
+		for _, x := range f.idx {
+			if string(j.g.Key(int(j.byPrio[x]))) == ce.Key {
+				t = x
+			}
+		}
+		i := int(j.byPrio[t])
+		return nil, nil, &sched.TaskError{Key: j.g.Key(i), Op: opName(j.g.At(i)), Err: ce}
+	}
+	var md *MissingDataError
+	if !errors.As(f.err, &md) {
+		return f.idx, nil, nil
+	}
+	for _, t := range f.idx {
+		if string(j.g.Key(int(j.byPrio[t]))) == md.Key {
+			lost = append(lost, t)
+		} else {
+			again = append(again, t)
+		}
+	}
+	if len(lost) == 0 {
+		return f.idx, nil, nil
+	}
+	return lost, again, nil
 }
 
 // lost maps a broken stream's error: a refused call wraps

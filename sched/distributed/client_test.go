@@ -1,12 +1,14 @@
 package distributed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 
@@ -172,7 +174,8 @@ func (d fakeData) fetch(ctx context.Context, addr string, job uint64, keys []str
 	return out, nil
 }
 
-func (fakeData) close() {}
+func (fakeData) close()          {}
+func (fakeData) dropPeer(string) {}
 
 func startFake(t *testing.T) (*Client, *fakeScheduler) {
 	t.Helper()
@@ -377,5 +380,130 @@ func TestKilledCount(t *testing.T) {
 		if got := killedCount(msg); got != want {
 			t.Errorf("killedCount(%q) = %d, want %d", msg, got, want)
 		}
+	}
+}
+
+// fetchFailure's policy, case by case: a missing key is lost and the
+// rest fetched again; a broken call loses all; a value that cannot be
+// sent or is too large ends the job with an error naming it.
+func TestClientFetchFailurePolicy(t *testing.T) {
+	g := graph.New(3)
+	for _, k := range []graph.Key{"a", "b", "c"} {
+		if err := g.AddTask(k, schedtest.Inc, graph.Lit(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := []graph.Key{"a", "b", "c"}
+	pg, d, want, err := sched.Plan(g, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := newJob(pg, d, want, sched.HooksFrom(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := slices.Clone(j.outputs)
+	keyOf := func(ts []int32) []string {
+		var ks []string
+		for _, x := range ts {
+			ks = append(ks, string(j.g.Key(int(j.byPrio[x]))))
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	const addr = "10.0.0.1:1"
+	lost, again, err := j.fetchFailure(fetched{addr: addr, idx: idx, err: &MissingDataError{Address: addr, Key: "b"}})
+	if err != nil || !slices.Equal(keyOf(lost), []string{"b"}) || !slices.Equal(keyOf(again), []string{"a", "c"}) {
+		t.Errorf("missing b: lost %v, again %v, err %v; want lost [b], again [a c]", keyOf(lost), keyOf(again), err)
+	}
+	lost, again, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: errors.New("connection reset")})
+	if err != nil || len(lost) != 3 || len(again) != 0 {
+		t.Errorf("broken call: lost %v, again %v, err %v; want all three lost", keyOf(lost), keyOf(again), err)
+	}
+	_, _, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: fmt.Errorf("wrapped: %w", &valueCodecError{Address: addr, Key: "c", Err: graph.ErrUnregisteredType})})
+	var te *sched.TaskError
+	if !errors.As(err, &te) || te.Key != "c" || !errors.Is(err, graph.ErrUnregisteredType) {
+		t.Errorf("unencodable c: %v, want a *sched.TaskError for c wrapping graph.ErrUnregisteredType", err)
+	}
+	_, _, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: &ValueTooLargeError{Address: addr, Key: "a", Size: 10, Limit: 5}})
+	var big *ValueTooLargeError
+	if !errors.As(err, &big) || big.Key != "a" {
+		t.Errorf("too large a: %v, want the *ValueTooLargeError", err)
+	}
+}
+
+// The client's messages say what encoding each node and listing its
+// dependencies by task index says (the oracle, node by node), in task
+// index order, at most about maxMessage bytes a message, Run in the last.
+//
+//	big-0 .. big-2 (300 KiB, 1.5 MiB, 3 MiB literals)   leaf[0] .. leaf[1499]
+//	          \  |  /                                      \  /   \  /
+//	           lens                                        add-1[0] ...  (a tree)
+func TestClientEncodedMessages(t *testing.T) {
+	g, root := addTreeN(3000, false)
+	keys := []graph.Key{root}
+	var refs []graph.Arg
+	for i, size := range []int{300 << 10, 3 << 19, 3 << 20} {
+		k := graph.BlockKey("big", i)
+		if err := g.AddLiteral(k, make([]byte, size)); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, graph.Ref(k))
+	}
+	if err := g.AddTask("lens", lenSum, refs...); err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, "lens")
+	pg, d, want, err := sched.Plan(g, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := newJob(pg, d, want, sched.HooksFrom(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := j.encode(2, "name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []*pb.TaskDef
+	for m := range enc.count() {
+		msg := enc.message(m)
+		size := 0
+		for _, def := range msg.Tasks {
+			size += len(def.Node) + len(def.Key) + 5*len(def.Deps) + 16
+		}
+		if len(msg.Tasks) > 1 && size > maxMessage {
+			t.Errorf("message %d: %d tasks of %d bytes, more than %d", m, len(msg.Tasks), size, maxMessage)
+		}
+		if (msg.Run != nil) != (m == enc.count()-1) {
+			t.Errorf("message %d of %d: Run %v", m, enc.count(), msg.Run)
+		}
+		defs = append(defs, msg.Tasks...)
+	}
+	if enc.count() < 3 {
+		t.Errorf("%d messages, want at least 3 (4.8 MiB of literals)", enc.count())
+	}
+	if len(defs) != pg.Len() {
+		t.Fatalf("%d tasks sent, want %d", len(defs), pg.Len())
+	}
+	for ti, def := range defs {
+		i := int(j.byPrio[ti])
+		wantNode, err := graph.EncodeNode(nil, pg.At(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantDeps []int32
+		for _, dep := range d.Of(i) {
+			wantDeps = append(wantDeps, j.prio[dep])
+		}
+		if def.Key != string(pg.Key(i)) || !bytes.Equal(def.Node, wantNode) || !slices.Equal(def.Deps, wantDeps) || def.Priority != int64(ti) {
+			t.Fatalf("task %d: key %q, %d node bytes, deps %v, priority %d; want %q, %d bytes (equal: %v), %v, %d",
+				ti, def.Key, len(def.Node), def.Deps, def.Priority, pg.Key(i), len(wantNode), bytes.Equal(def.Node, wantNode), wantDeps, ti)
+		}
+	}
+	last := enc.message(enc.count() - 1).Run
+	if last.Retries != 2 || last.Name != "name" || !slices.Equal(last.Outputs, j.outputs) {
+		t.Errorf("Run = %v, want retries 2, name %q, outputs %v", last, "name", j.outputs)
 	}
 }

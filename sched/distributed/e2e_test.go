@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +29,26 @@ var die graph.Op = &graph.FuncOp{OpName: "distributed_test.e2e_die", Fn: func(co
 }}
 
 func init() { graph.Register(die) }
+
+// fileGate returns its second argument once the file named by its first
+// exists (or its context ends): a gate that a test opens for worker
+// processes by creating the file.
+var fileGate graph.Op = &graph.FuncOp{OpName: "distributed_test.e2e_filegate", Fn: func(ctx context.Context, args []any) (any, error) {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if _, err := os.Stat(args[0].(string)); err == nil {
+			return args[1], nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}}
+
+func init() { graph.Register(fileGate) }
 
 // sleepSum is
 //
@@ -104,7 +125,7 @@ func TestSecurity(t *testing.T) {
 	t.Run("worker with a foreign CA", func(t *testing.T) {
 		w, err := StartWorker(context.Background(), WorkerOptions{
 			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1,
-			Security: CertSecurity(foreign, "s3cret"), ConnectTimeout: 2 * time.Second,
+			Security: CertSecurity(foreign, "s3cret"), ConnectTimeout: hangGuard,
 		})
 		if err == nil {
 			w.Close()
@@ -123,7 +144,7 @@ func TestSecurity(t *testing.T) {
 		noToken := sec
 		noToken.Token = ""
 		w, err := StartWorker(context.Background(), WorkerOptions{
-			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1, Security: noToken, ConnectTimeout: 2 * time.Second,
+			Scheduler: c.Server().Addr(), Name: "intruder", Threads: 1, Security: noToken, ConnectTimeout: hangGuard,
 		})
 		if err == nil {
 			w.Close()
@@ -159,41 +180,68 @@ func TestSchedulerLost(t *testing.T) {
 	}
 }
 
-// TestWorkerKilled kills a worker process while it runs tasks: the lost
-// tasks and values are recomputed on the other, and the result is right.
+// TestWorkerKilled kills a worker process while it holds values and
+// runs tasks: the lost tasks and values are recomputed on the other, and
+// the result is right.
+//
+//	inc[0] ... inc[23]        inc[i] = i+1, at once
+//	  |          |
+//	hold[0] ... hold[23]      inc[i], once the gate file exists
+//	     \      /
+//	       sum
+//
+// The holds keep the job from finishing before the kill, and the incs
+// the victim ran alive in its memory, whatever the machine's speed. (The
+// first version summed 24 sleeps of 40 ms and had to kill the victim
+// after its first task and before the other worker was through them all.)
 func TestWorkerKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
 	c := startCluster(t, ClusterOptions{Workers: 2, ThreadsPerWorker: 2})
-	g, root, want := sleepSum(24, 40)
+	open := filepath.Join(t.TempDir(), "open")
+	const n = 24
+	g := graph.New(2*n + 1)
+	var refs []graph.Arg
+	for i := range n {
+		inc, hold := graph.BlockKey("inc", i), graph.BlockKey("hold", i)
+		if err := g.AddTask(inc, schedtest.Inc, graph.Lit(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.AddTask(hold, fileGate, graph.Lit(open), graph.Ref(inc)); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, graph.Ref(hold))
+	}
+	if err := g.AddTask("sum", schedtest.Add, refs...); err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 1)
 	var got []any
 	go func() {
 		var err error
-		got, err = c.Get(context.Background(), g, []graph.Key{root})
+		got, err = c.Get(context.Background(), g, []graph.Key{"sum"})
 		errc <- err
 	}()
 	victim := c.Workers()[0]
-	for done := false; !done; {
+	eventually(t, "the victim to finish a task", func() bool {
 		for _, w := range c.Server().Status().Workers {
 			if w.Name == victim.Name && w.TasksDone > 0 {
-				done = true
+				return true
 			}
 		}
-		select {
-		case err := <-errc:
-			t.Fatalf("finished before a worker could be killed: %v %v", got, err)
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
+		return false
+	})
 	if err := victim.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(open, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	if got[0] != want {
+	if want := n * (n + 1) / 2; got[0] != want {
 		t.Errorf("sum = %v, want %d", got[0], want)
 	}
 }
@@ -220,33 +268,54 @@ func TestKilledWorker(t *testing.T) {
 	}
 }
 
-// TestWorkerJoins adds a worker while a computation that one worker with
-// one thread would take long over runs: the newcomer gets tasks.
+// TestWorkerJoins adds a worker while a computation runs that one
+// worker with one thread cannot finish before it joins: its leaves wait on
+// a gate, opened once the newcomer runs one of them. (The first version
+// summed 40 sleeps of 25 ms and expected the newcomer to take some before
+// the first worker was through them, which a loaded machine need not
+// allow.)
 func TestWorkerJoins(t *testing.T) {
 	c := startCluster(t, ClusterOptions{Workers: 1, ThreadsPerWorker: 1, InProcess: true})
-	g, root, want := sleepSum(40, 25)
+	const n = 40
+	g := graph.New(n + 1)
+	var refs []graph.Arg
+	for i := range n {
+		k := graph.BlockKey("leaf", i)
+		if err := g.AddTask(k, gate, graph.Lit(i)); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, graph.Ref(k))
+	}
+	if err := g.AddTask("sum", schedtest.Add, refs...); err != nil {
+		t.Fatal(err)
+	}
+	open := make(chan struct{})
+	gateOpen.Store(&open)
+	openGate := sync.OnceFunc(func() { close(open) })
+	defer openGate()
 	errc := make(chan error, 1)
 	var got []any
 	go func() {
 		var err error
-		got, err = c.Get(context.Background(), g, []graph.Key{root})
+		got, err = c.Get(context.Background(), g, []graph.Key{"sum"})
 		errc <- err
 	}()
-	for c.Server().Status().Totals.Processing == 0 {
-		select {
-		case err := <-errc:
-			t.Fatalf("finished before a worker could join: %v %v", got, err)
-		case <-time.After(2 * time.Millisecond):
-		}
+	executing := func(w *Worker) bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.executing > 0
 	}
+	eventually(t, "the first worker running a leaf", func() bool { return executing(c.Workers()[0].w) })
 	p, err := c.AddWorker(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	eventually(t, "the newcomer running a leaf", func() bool { return executing(p.w) })
+	openGate()
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	if got[0] != want {
+	if want := n * (n - 1) / 2; got[0] != want {
 		t.Errorf("sum = %v, want %d", got[0], want)
 	}
 	for _, w := range c.Server().Status().Workers {

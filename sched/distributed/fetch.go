@@ -558,6 +558,21 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 	return nil
 }
 
+// dropPeer closes the connection to addr, whose worker the scheduler
+// lost: fetches in flight on it fail at once (and their tasks report the
+// values missing) instead of waiting for the keepalive or the idle bound.
+// A later fetch from addr dials again: a worker that comes back at the
+// same address is reachable.
+func (d *dataClient) dropPeer(addr string) {
+	d.mu.Lock()
+	cc := d.conns[addr]
+	delete(d.conns, addr)
+	d.mu.Unlock()
+	if cc != nil {
+		cc.Close()
+	}
+}
+
 // close closes every connection; later fetches fail.
 func (d *dataClient) close() {
 	d.mu.Lock()

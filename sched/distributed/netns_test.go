@@ -143,12 +143,12 @@ func TestNetns(t *testing.T) {
 		h := n.hosts[len(n.hosts)-1]
 		logFrom := len(schedLog.String())
 		args := []string{"-scheduler", srv.Addr(), "-listen", net.JoinHostPort(h.addr, "0"),
-			"-name", name, "-threads", "1", "-connect-timeout", "5s", "-insecure"}
+			"-name", name, "-threads", "1", "-connect-timeout", "20s", "-insecure"}
 		w := startNsWorker(t, h.ns, append(args, secFlags(s, tokenFile)...))
 		select {
 		case <-w.done:
-		case <-time.After(15 * time.Second):
-			t.Fatalf("worker %s was not refused within 15 s; its output:\n%s", name, w.out.String())
+		case <-time.After(30 * time.Second):
+			t.Fatalf("worker %s was not refused within 30 s; its output:\n%s", name, w.out.String())
 		}
 		if w.err == nil {
 			t.Errorf("worker %s exited with status 0; its output:\n%s", name, w.out.String())
@@ -168,7 +168,7 @@ func TestNetns(t *testing.T) {
 		// The scheduler logs the refusal with the peer's address, which is
 		// namespace c's; a failed handshake may be logged just after the
 		// worker gave up.
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(hangGuard); ; time.Sleep(10 * time.Millisecond) {
 			found := false
 			for _, line := range strings.Split(schedLog.String()[logFrom:], "\n") {
 				if strings.Contains(line, refusal) && strings.Contains(line, "peer="+h.addr+":") {

@@ -47,7 +47,7 @@ func TestRefusalsLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*hangGuard)
 	defer cancel()
 	tests := []struct {
 		name string
@@ -59,12 +59,12 @@ func TestRefusalsLogged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := StartWorker(ctx, WorkerOptions{Scheduler: srv.Addr(), Security: tt.sec, ConnectTimeout: 5 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+			w, err := StartWorker(ctx, WorkerOptions{Scheduler: srv.Addr(), Security: tt.sec, ConnectTimeout: hangGuard, Logger: slog.New(slog.DiscardHandler)})
 			if err == nil {
 				w.Close()
 				t.Fatal("worker registered")
 			}
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(hangGuard)
 			for !strings.Contains(logs.String(), tt.log) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}

@@ -330,11 +330,61 @@ func (svc *schedService) Connect(stream pb.Scheduler_ConnectServer) error {
 		if m == nil {
 			continue
 		}
-		if err := stream.Send(m); err != nil {
-			s.locked("losing a worker", func() { s.lose(w, "send: "+err.Error()) })
-			return err
+		for _, part := range splitSchedulerMessage(m, sendBatch) {
+			if err := stream.Send(part); err != nil {
+				s.locked("losing a worker", func() { s.lose(w, "send: "+err.Error()) })
+				return err
+			}
 		}
 	}
+}
+
+// sendBatch bounds the tasks' bytes in one message to a worker, well
+// below maxMsgSize: a message gathers every task placed on the worker
+// since the last send, and tasks carrying large literals (the blocks of
+// a persisted array) would otherwise add up beyond what gRPC accepts;
+// the send then failed and the worker was taken for dead.
+const sendBatch = 16 << 20
+
+// splitSchedulerMessage cuts m into messages whose Compute specs hold
+// about limit bytes at most (a larger spec goes alone); the last carries
+// the rest of m (steals, releases, cancellations, lost peers), which the
+// worker handles after the message's tasks, as it would in one message.
+// A message under the limit is returned as it is.
+func splitSchedulerMessage(m *pb.SchedulerMessage, limit int) []*pb.SchedulerMessage {
+	total := 0
+	for _, spec := range m.Compute {
+		total += specSize(spec)
+	}
+	if total <= limit {
+		return []*pb.SchedulerMessage{m}
+	}
+	var parts []*pb.SchedulerMessage
+	cur, size := &pb.SchedulerMessage{}, 0
+	for _, spec := range m.Compute {
+		n := specSize(spec)
+		if size > 0 && size+n > limit {
+			parts = append(parts, cur)
+			cur, size = &pb.SchedulerMessage{}, 0
+		}
+		cur.Compute = append(cur.Compute, spec)
+		size += n
+	}
+	cur.Welcome, cur.Steal, cur.Release, cur.CancelJobs, cur.LostPeers = m.Welcome, m.Steal, m.Release, m.CancelJobs, m.LostPeers
+	return append(parts, cur)
+}
+
+// specSize is about the encoded size of spec: its node, key and
+// dependencies' keys and addresses, with a few bytes of framing each.
+func specSize(spec *pb.TaskSpec) int {
+	n := len(spec.Node) + len(spec.Key) + 32
+	for _, d := range spec.Deps {
+		n += len(d.Key) + 16
+		for _, a := range d.Addresses {
+			n += len(a) + 2
+		}
+	}
+	return n
 }
 
 // Compute is one client's job: TaskDefs until Run, then events until the

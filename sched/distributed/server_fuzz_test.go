@@ -39,6 +39,8 @@ type simServer struct {
 	// announced[j][o]: the client was sent an OutputReady for output o
 	// since it last entered memory.
 	announced map[*srvJob]map[int32]bool
+	// lostPeers[j]: the LostPeers the job's client was sent.
+	lostPeers map[*srvJob][]string
 }
 
 // simSession is a fake worker's session: what the scheduler sent it.
@@ -46,6 +48,7 @@ type simSession struct {
 	w      *srvWorker
 	specs  []*pb.TaskSpec // Compute received, not yet reported
 	steals []simSteal     // Steal requests received, not yet answered
+	lost   []string       // LostPeers received
 }
 
 // simSteal is a Steal request a fake worker has not answered yet. A real
@@ -205,6 +208,7 @@ func (ss *simServer) drain() error {
 			}
 		}
 		sess.specs = append(sess.specs, m.Compute...)
+		sess.lost = append(sess.lost, m.LostPeers...)
 		for _, r := range m.Steal {
 			sess.steals = append(sess.steals, simSteal{ref: r})
 		}
@@ -218,6 +222,12 @@ func (ss *simServer) drain() error {
 		j.out = nil
 		if ev == nil {
 			continue
+		}
+		if len(ev.LostPeers) > 0 {
+			if ss.lostPeers == nil {
+				ss.lostPeers = map[*srvJob][]string{}
+			}
+			ss.lostPeers[j] = append(ss.lostPeers[j], ev.LostPeers...)
 		}
 		for _, o := range ev.Outputs {
 			if o.Index < 0 || int(o.Index) >= len(j.isOut) || !j.isOut[o.Index] {
@@ -406,7 +416,7 @@ func checkServer(s *Server) error {
 // checkJob checks one running job's tasks, adding to the per-worker
 // counts of steals asked for (stealIn) and of held root values (held).
 func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
-	n := len(j.defs)
+	n := j.ntasks()
 	finished := func(st uint8) bool { return st == tsMemory || st == tsReleased }
 	active := 0
 	for t := range n {
@@ -427,7 +437,7 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			if int(j.procPos[t]) >= len(w.proc) || w.proc[j.procPos[t]] != (taskRef{j, t}) {
 				return fmt.Errorf("task %q is processing on worker %d, which does not list it", key, w.id)
 			}
-			if !covers(w.reg.Resources, j.defs[t].Resources) {
+			if !covers(w.reg.Resources, j.defs.resources(t)) {
 				return fmt.Errorf("task %q runs on worker %d, which lacks its resources", key, w.id)
 			}
 		}
@@ -441,15 +451,15 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			held[id]++
 		}
 		if st == tsMemory {
-			if j.who[t].empty() {
+			if !j.held(t) {
 				return fmt.Errorf("task %q is in memory on no worker", key)
 			}
-			for id := range j.who[t].all() {
+			for id := range j.holders(t) {
 				if s.byID[id].gone {
 					return fmt.Errorf("task %q is in memory on worker %d, which is gone", key, id)
 				}
 			}
-		} else if !j.who[t].empty() {
+		} else if j.held(t) {
 			return fmt.Errorf("task %q is %s but has holders", key, stateNames[st])
 		}
 		if st == tsNoWorker {
@@ -458,7 +468,7 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			}
 			// It would fail the job after WorkerTimeout although a
 			// worker could run it.
-			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return covers(w.reg.Resources, j.defs[t].Resources) }); w >= 0 {
+			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return covers(w.reg.Resources, j.defs.resources(t)) }); w >= 0 {
 				return fmt.Errorf("task %q is parked as having no worker, but live worker %d offers its resources", key, s.live[w].id)
 			}
 		}
@@ -618,9 +628,8 @@ func (ss *simServer) ref(f *fuzzReader, sess *simSession) (spec *pb.TaskSpec, k 
 		return sess.specs[k], k
 	case c < 7 && len(ss.jobs) > 0:
 		j := ss.jobs[f.n(len(ss.jobs))]
-		if len(j.defs) > 0 {
-			d := j.defs[f.n(len(j.defs))]
-			return &pb.TaskSpec{Job: j.id, Key: d.Key}, -1
+		if n := j.ntasks(); n > 0 {
+			return &pb.TaskSpec{Job: j.id, Key: j.key(int32(f.n(n)))}, -1
 		}
 	}
 	return &pb.TaskSpec{Job: uint64(f.n(4)), Key: f.key()}, -1
@@ -863,8 +872,8 @@ func (ss *simServer) settle(t testing.TB, trail []func() string) {
 		for _, o := range j.outputs {
 			if j.state[o] != tsMemory {
 				var st []string
-				for i := range j.defs {
-					st = append(st, fmt.Sprintf("%s:%s@%d", j.key(int32(i)), stateNames[j.state[i]], j.proc[i]))
+				for i := range int32(j.ntasks()) {
+					st = append(st, fmt.Sprintf("%s:%s@%d", j.key(i), stateNames[j.state[i]], j.proc[i]))
 				}
 				var b strings.Builder
 				for _, e := range trail {

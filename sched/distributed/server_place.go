@@ -47,22 +47,23 @@ func (s *Server) place(j *srvJob, t int32) {
 	if j.over {
 		return
 	}
-	def := j.defs[t]
-	if len(def.Deps) == 0 {
+	deps := j.deps(t)
+	if len(deps) == 0 {
 		s.placeRoot(j, t)
 		return
 	}
-	for _, d := range def.Deps {
-		for id := range j.who[d].all() {
+	for _, d := range deps {
+		for id := range j.holders(d) {
 			s.score[s.byID[id].slot] += j.nbytes[d] + 1
 		}
 	}
+	res := j.defs.resources(t)
 	var best *srvWorker
 	var bestScore int64
 	for _, w := range s.live {
 		sc := s.score[w.slot]
 		s.score[w.slot] = 0
-		if !covers(w.reg.Resources, def.Resources) {
+		if !covers(w.reg.Resources, res) {
 			continue
 		}
 		if best == nil || sc > bestScore || sc == bestScore && lessLoaded(w, best) {
@@ -124,7 +125,7 @@ func (s *Server) rootFull(w *srvWorker, j *srvJob) bool {
 }
 
 func (s *Server) placeRoot(j *srvJob, t int32) {
-	res := j.defs[t].Resources
+	res := j.defs.resources(t)
 	var best *srvWorker
 	eligible := false
 	for _, w := range s.live {
@@ -157,25 +158,24 @@ func (s *Server) parkNoWorker(j *srvJob, t int32) {
 
 // assign sends t to w.
 func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
-	def := j.defs[t]
 	j.state[t] = tsProcessing
 	j.proc[t] = w.id
 	j.procPos[t] = int32(len(w.proc))
 	w.proc = append(w.proc, taskRef{j, t})
-	spec := &pb.TaskSpec{Job: j.id, Key: def.Key, Node: def.Node, Priority: def.Priority, Resources: def.Resources}
-	if n := len(def.Deps); n > 0 {
-		deps := make([]pb.Dep, n)
-		spec.Deps = make([]*pb.Dep, n)
-		for k, d := range def.Deps {
-			if j.need[d] == 1 && j.slot[d] == 0 && len(j.deps(d)) == 0 && !j.isOut[d] && !j.who[d].empty() {
+	spec := &pb.TaskSpec{Job: j.id, Key: j.key(t), Node: j.defs.node(t), Priority: j.defs.priority(t), Resources: j.defs.resources(t)}
+	if ds := j.deps(t); len(ds) > 0 {
+		deps := make([]pb.Dep, len(ds))
+		spec.Deps = make([]*pb.Dep, len(ds))
+		for k, d := range ds {
+			if j.need[d] == 1 && j.slot[d] == 0 && len(j.deps(d)) == 0 && !j.isOut[d] && j.held(d) {
 				// t is the last consumer of root d: d's value is held
 				// until t finishes, against its first holder's budget.
-				j.slot[d] = j.who[d].first
+				j.slot[d] = j.who[d]
 				s.byID[j.slot[d]].held++
 			}
 			p := &deps[k]
 			p.Key = j.key(d)
-			p.Addresses = s.addrsOf(&j.who[d])
+			p.Addresses = s.addrsOf(j, d)
 			p.Nbytes = j.nbytes[d]
 			spec.Deps[k] = p
 		}
@@ -184,17 +184,18 @@ func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
 	out.Compute = append(out.Compute, spec)
 }
 
-// addrsOf returns the data addresses of h's workers; a single holder's
-// slice is shared (senders only read it).
-func (s *Server) addrsOf(h *holders) []string {
-	if len(h.more) == 0 {
-		if h.first == 0 {
+// addrsOf returns the data addresses of the workers holding t's value; a
+// single holder's slice is shared (senders only read it).
+func (s *Server) addrsOf(j *srvJob, t int32) []string {
+	more := j.whoMore[t]
+	if len(more) == 0 {
+		if j.who[t] == 0 {
 			return nil
 		}
-		return s.byID[h.first].addrs
+		return s.byID[j.who[t]].addrs
 	}
-	a := make([]string, 0, 1+len(h.more))
-	for id := range h.all() {
+	a := make([]string, 0, 1+len(more))
+	for id := range j.holders(t) {
 		a = append(a, s.byID[id].reg.DataAddress)
 	}
 	return a
@@ -328,7 +329,7 @@ func (s *Server) worthMoving(r taskRef, v, th *srvWorker) bool {
 	j, t := r.j, r.i
 	var move int64
 	for _, d := range j.deps(t) {
-		if !j.who[d].has(th.id) {
+		if !j.holds(d, th.id) {
 			move += j.nbytes[d]
 		}
 	}
@@ -355,7 +356,7 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 		// A large share: sort the candidates instead of insertion.
 		var all []taskRef
 		for _, r := range v.proc {
-			if r.j.thief[r.i] == 0 && covers(thief.reg.Resources, r.j.defs[r.i].Resources) && s.worthMoving(r, v, thief) {
+			if r.j.thief[r.i] == 0 && covers(thief.reg.Resources, r.j.defs.resources(r.i)) && s.worthMoving(r, v, thief) {
 				all = append(all, r)
 			}
 		}
@@ -372,7 +373,7 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 	}
 	var best []taskRef // sorted, most stealable first
 	for _, r := range v.proc {
-		if r.j.thief[r.i] != 0 || !covers(thief.reg.Resources, r.j.defs[r.i].Resources) {
+		if r.j.thief[r.i] != 0 || !covers(thief.reg.Resources, r.j.defs.resources(r.i)) {
 			continue
 		}
 		if len(best) == n && !laterThan(r, best[n-1]) || !s.worthMoving(r, v, thief) {
@@ -399,7 +400,7 @@ func laterThan(a, b taskRef) bool {
 	if a.j != b.j {
 		return a.j.id > b.j.id
 	}
-	pa, pb := a.j.defs[a.i].Priority, b.j.defs[b.i].Priority
+	pa, pb := a.j.defs.priority(a.i), b.j.defs.priority(b.i)
 	if pa != pb {
 		return pa > pb
 	}
@@ -420,7 +421,7 @@ func (s *Server) stealReply(w *srvWorker, r *pb.StealReply) {
 	}
 	s.removeProc(j, t)
 	j.state[t] = tsLimbo
-	if !th.gone && covers(th.reg.Resources, j.defs[t].Resources) && s.depsInMemory(j, t) {
+	if !th.gone && covers(th.reg.Resources, j.defs.resources(t)) && s.depsInMemory(j, t) {
 		s.assign(th, j, t)
 		return
 	}

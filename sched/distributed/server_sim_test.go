@@ -61,7 +61,8 @@ func (d *simData) ranOn(key string) []string {
 
 // tnode is a task of a test graph; op is its node bytes: "" (the sum
 // formula), "big" (the same, reported as 1 MiB), "size:N" (reported as N
-// bytes), "fail:N" (fails its first N runs).
+// bytes), "ms:N" (reported as having run for N milliseconds, whatever
+// the machine took), "fail:N" (fails its first N runs).
 type tnode struct {
 	key  string
 	deps []int32
@@ -289,7 +290,13 @@ func (w *fakeWorker) run(c *pb.TaskSpec, reply *pb.WorkerMessage) {
 	if n, ok := strings.CutPrefix(op, "size:"); ok {
 		nbytes, _ = strconv.ParseInt(n, 10, 64)
 	}
-	reply.Done = append(reply.Done, &pb.TaskDone{Job: c.Job, Key: c.Key, Nbytes: nbytes})
+	done := &pb.TaskDone{Job: c.Job, Key: c.Key, Nbytes: nbytes}
+	if n, ok := strings.CutPrefix(op, "ms:"); ok {
+		ms, _ := strconv.ParseInt(n, 10, 64)
+		done.StartUnixNano = 1
+		done.StopUnixNano = 1 + ms*int64(time.Millisecond)
+	}
+	reply.Done = append(reply.Done, done)
 }
 
 // release runs the held tasks that match (all when match is nil).
@@ -391,10 +398,21 @@ func (c *fakeClient) outputsReady(outs []int32) bool {
 	return true
 }
 
+// jobID returns the job's id, waiting for the scheduler's first event,
+// which carries it: a worker may be sent the job's first tasks before the
+// client has read that event, and a worker's report naming job 0 is
+// ignored (this made the tests that read the id right after a task
+// reached a worker fail now and then).
 func (c *fakeClient) jobID() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.job
+	c.t.Helper()
+	var id uint64
+	eventually(c.t, "the job's id", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		id = c.job
+		return id != 0
+	})
+	return id
 }
 
 func (c *fakeClient) jobError() *pb.JobError {
@@ -434,6 +452,44 @@ func eventually(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// silence makes the scheduler take the live worker called name as
+// silent for d longer than it has been, and runs the periodic checks. With
+// the default WorkerTimeout (10 s) and d beyond it, the tests lose one
+// worker on purpose, while the others, heard from a moment ago, stay
+// however slowly a loaded machine runs the test. (A short WorkerTimeout
+// lost those too when the test process stalled for as long.)
+func silence(t testing.TB, s *Server, name string, d time.Duration) {
+	t.Helper()
+	found := false
+	s.locked("the test's silence", func() {
+		for _, w := range s.live {
+			if w.reg.Name == name {
+				w.lastSeen = w.lastSeen.Add(-d)
+				found = true
+			}
+		}
+		s.checkTimeouts(time.Now())
+	})
+	if !found {
+		t.Fatalf("no live worker called %s", name)
+	}
+}
+
+// waitedNoWorker makes the scheduler take every task parked for want of a
+// worker as parked d earlier than it was, and runs the periodic checks:
+// the failure WorkerTimeout brings, without a WorkerTimeout short enough
+// to lose the live workers of a stalled test process.
+func waitedNoWorker(s *Server, d time.Duration) {
+	s.locked("the test's wait for workers", func() {
+		for _, j := range s.jobs {
+			for k := range j.noWorker {
+				j.noWorker[k].since = j.noWorker[k].since.Add(-d)
+			}
+		}
+		s.checkTimeouts(time.Now())
+	})
 }
 
 func newTestServer(t testing.TB, o SchedulerOptions) *Server {

@@ -41,43 +41,70 @@ const (
 
 var stateNames = [...]string{"waiting", "queued", "no-worker", "processing", "memory", "released", "erred", "waiting"}
 
-// holders is the set of workers (ids) holding a value: first, and in the
-// rare case of more than one, more. Worker ids start at 1, so the zero
-// value is the empty set.
-type holders struct {
-	first int32
-	more  []int32
+// A task's value is held by a set of workers (ids): who[t], and in the
+// rare case of more than one, whoMore[t] too. Worker ids start at 1, so
+// who[t] == 0 is the empty set.
+
+func (j *srvJob) holds(t, id int32) bool {
+	return j.who[t] == id || slices.Contains(j.whoMore[t], id)
 }
 
-func (h *holders) has(id int32) bool {
-	return h.first == id || slices.Contains(h.more, id)
-}
-
-func (h *holders) add(id int32) {
+func (j *srvJob) addHolder(t, id int32) {
 	switch {
-	case h.has(id):
-	case h.first == 0:
-		h.first = id
+	case j.holds(t, id):
+	case j.who[t] == 0:
+		j.who[t] = id
 	default:
-		h.more = append(h.more, id)
+		if j.whoMore == nil {
+			j.whoMore = map[int32][]int32{}
+		}
+		j.whoMore[t] = append(j.whoMore[t], id)
 	}
 }
 
-func (h *holders) remove(id int32) {
-	if h.first == id {
-		h.first = 0
-		if len(h.more) > 0 {
-			h.first = h.more[len(h.more)-1]
-			h.more = h.more[:len(h.more)-1]
+func (j *srvJob) removeHolder(t, id int32) {
+	more := j.whoMore[t]
+	if j.who[t] == id {
+		j.who[t] = 0
+		if len(more) > 0 {
+			j.who[t] = more[len(more)-1]
+			more = more[:len(more)-1]
 		}
+	} else if k := slices.Index(more, id); k >= 0 {
+		more = slices.Delete(more, k, k+1)
+	} else {
 		return
 	}
-	if k := slices.Index(h.more, id); k >= 0 {
-		h.more = slices.Delete(h.more, k, k+1)
+	if len(more) == 0 {
+		delete(j.whoMore, t)
+	} else {
+		j.whoMore[t] = more
 	}
 }
 
-func (h *holders) empty() bool { return h.first == 0 }
+// setHolder makes id t's only holder (none for 0).
+func (j *srvJob) setHolder(t, id int32) {
+	j.who[t] = id
+	if j.whoMore != nil {
+		delete(j.whoMore, t)
+	}
+}
+
+func (j *srvJob) held(t int32) bool { return j.who[t] != 0 }
+
+// holders yields t's holders, who[t] first.
+func (j *srvJob) holders(t int32) func(func(int32) bool) {
+	return func(yield func(int32) bool) {
+		if j.who[t] == 0 || !yield(j.who[t]) {
+			return
+		}
+		for _, id := range j.whoMore[t] {
+			if !yield(id) {
+				return
+			}
+		}
+	}
+}
 
 // taskRef names one task of one job.
 type taskRef struct {
@@ -113,9 +140,8 @@ type srvWorker struct {
 type srvJob struct {
 	id      uint64
 	name    string
-	defs    []*pb.TaskDef
+	defs    taskDefs
 	bytes   int64 // of defs, counted against MaxJobBytes
-	index   map[string]int32
 	run     bool
 	events  bool
 	retries int32
@@ -123,17 +149,18 @@ type srvJob struct {
 	created time.Time
 
 	isOut      []bool
-	depOff     []int32 // dependents of i: depList[depOff[i]:depOff[i+1]]
-	depList    []int32
+	usersOff   []int32 // dependents of i: users[usersOff[i]:usersOff[i+1]]
+	users      []int32
 	state      []uint8
 	waiting    []int32 // dependencies not in memory, while waiting
 	need       []int32 // dependents not finished
-	who        []holders
+	who        []int32 // a worker holding the value; 0 when none
+	whoMore    map[int32][]int32
 	nbytes     []int64
 	proc       []int32 // worker id processing the task; 0 when none
 	procPos    []int32 // the task's index in that worker's proc
 	thief      []int32 // worker id a steal is asked for; 0 when none
-	fails      []int32
+	fails      []uint8 // at most MaxRetries+1
 	suspicious []uint8
 	slot       []int32 // worker id whose held counts this root value; 0 when none
 	noWorker   []noWorkerEntry
@@ -179,11 +206,17 @@ func (j *srvJob) jout() *pb.ClientEvent {
 	return j.out
 }
 
-func (j *srvJob) key(i int32) string { return j.defs[i].Key }
+func (j *srvJob) key(i int32) string { return j.defs.key(i) }
 
-func (j *srvJob) deps(i int32) []int32 { return j.defs[i].Deps }
+func (j *srvJob) deps(i int32) []int32 { return j.defs.deps(i) }
 
-func (j *srvJob) dependents(i int32) []int32 { return j.depList[j.depOff[i]:j.depOff[i+1]] }
+func (j *srvJob) dependents(i int32) []int32 { return j.users[j.usersOff[i]:j.usersOff[i+1]] }
+
+// ntasks is the number of tasks the client has sent.
+func (j *srvJob) ntasks() int { return j.defs.len() }
+
+// lookupKey returns the index of the task with key k, once the job runs.
+func (j *srvJob) lookupKey(k string) (int32, bool) { return j.defs.find(k) }
 
 func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 	now := time.Now()
@@ -226,7 +259,7 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 			if j.over || j.state[e.i] != tsNoWorker {
 				continue
 			}
-			if !covers(w.reg.Resources, j.defs[e.i].Resources) {
+			if !covers(w.reg.Resources, j.defs.resources(e.i)) {
 				j.noWorker = append(j.noWorker, e)
 				continue
 			}
@@ -260,6 +293,16 @@ func (s *Server) lose(w *srvWorker, why string) {
 		s.log.Warn("worker lost", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "reason", why, "processing", len(w.proc))
 	}
 
+	// Peers and clients fetching from it stop waiting for it.
+	for _, x := range s.live {
+		x.wout().LostPeers = append(x.wout().LostPeers, w.reg.DataAddress)
+	}
+	for _, j := range s.sortedJobs() {
+		if !j.over && !j.final {
+			j.jout().LostPeers = append(j.jout().LostPeers, w.reg.DataAddress)
+		}
+	}
+
 	procs := w.proc
 	w.proc = nil
 	w.stealOut = 0
@@ -275,9 +318,9 @@ func (s *Server) lose(w *srvWorker, why string) {
 	for _, j := range s.sortedJobs() {
 		var lost []int32
 		for t, st := range j.state {
-			if st == tsMemory && j.who[t].has(w.id) {
-				j.who[t].remove(w.id)
-				if j.who[t].empty() {
+			if st == tsMemory && j.holds(int32(t), w.id) {
+				j.removeHolder(int32(t), w.id)
+				if !j.held(int32(t)) {
 					lost = append(lost, int32(t))
 				}
 			}
@@ -342,7 +385,7 @@ func (s *Server) checkTimeouts(now time.Time) {
 				continue
 			}
 			var msg string
-			if res := j.defs[e.i].Resources; len(res) > 0 {
+			if res := j.defs.resources(e.i); len(res) > 0 {
 				msg = fmt.Sprintf("no connected worker offers the resources %s that task %q needs (waited %v)",
 					formatResources(res), j.key(e.i), s.opts.WorkerTimeout)
 			} else {
@@ -409,7 +452,7 @@ func (s *Server) failJob(j *srvJob, e *pb.JobError) {
 		}
 	}
 	key := ""
-	if e.Index >= 0 && int(e.Index) < len(j.defs) {
+	if e.Index >= 0 && int(e.Index) < j.ntasks() {
 		key = j.key(e.Index)
 	}
 	s.log.Info("job failed", "job", j.id, "name", j.name, "kind", e.Kind.String(), "key", key, "message", msg)
@@ -453,9 +496,11 @@ func (s *Server) dropJob(j *srvJob) {
 	s.balance()
 }
 
-// defOverhead is what a task definition costs the scheduler beyond its
-// key, node and dependency bytes (the TaskDef and the per-task state
-// slices), counted against MaxJobBytes.
+// defOverhead bounds what a task definition costs the scheduler beyond
+// its key, node and dependency bytes, counted against MaxJobBytes: the
+// offsets, key table and per-task state slices, and a root's place in a
+// root queue, come to about 85 bytes on BenchmarkSchedulerMemoryPerTask's
+// tree (and 4 more per dependency, for the dependents).
 const defOverhead = 128
 
 func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
@@ -468,7 +513,7 @@ func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 				Message: fmt.Sprintf("%d tasks sent after run (first %q)", len(m.Tasks), m.Tasks[0].Key)})
 			return
 		}
-		if len(j.defs)+len(m.Tasks) > s.opts.MaxJobTasks {
+		if j.ntasks()+len(m.Tasks) > s.opts.MaxJobTasks {
 			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
 				Message: fmt.Sprintf("the job has more than %d tasks, the scheduler's limit per job (MaxJobTasks)", s.opts.MaxJobTasks)})
 			return
@@ -481,7 +526,12 @@ func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 				Message: fmt.Sprintf("the job's task definitions pass %d bytes, the scheduler's limit per job (MaxJobBytes)", s.opts.MaxJobBytes)})
 			return
 		}
-		j.defs = append(j.defs, m.Tasks...)
+		for _, d := range m.Tasks {
+			if err := j.defs.add(d); err != nil {
+				s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH, Message: err.Error()})
+				return
+			}
+		}
 	}
 	if m.Run != nil {
 		if j.run {
@@ -505,31 +555,29 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.name = run.Name
 	j.events = run.Events
 	j.retries = min(max(run.Retries, 0), MaxRetries)
-	n := int32(len(j.defs))
+	n := int32(j.ntasks())
 	bad := func(i int32, format string, args ...any) {
 		s.failJob(j, &pb.JobError{Index: i, Kind: pb.JobError_BAD_GRAPH, Message: fmt.Sprintf(format, args...)})
 	}
-	j.index = make(map[string]int32, n)
+	j.defs.initIndex()
 	mark := make([]int32, n) // mark[d] == i+1: d already seen among i's deps
-	j.depOff = make([]int32, n+1)
-	for i, d := range j.defs {
-		i := int32(i)
-		if prev, dup := j.index[d.Key]; dup {
-			bad(i, "duplicate key %q (tasks %d and %d)", d.Key, prev, i)
+	j.usersOff = make([]int32, n+1)
+	for i := range n {
+		if prev, dup := j.defs.insert(i); dup {
+			bad(i, "duplicate key %q (tasks %d and %d)", j.key(i), prev, i)
 			return
 		}
-		j.index[d.Key] = i
-		for _, dep := range d.Deps {
+		for _, dep := range j.deps(i) {
 			if dep < 0 || dep >= i {
-				bad(i, "task %q (index %d) depends on index %d: dependencies must come earlier in the task list", d.Key, i, dep)
+				bad(i, "task %q (index %d) depends on index %d: dependencies must come earlier in the task list", j.key(i), i, dep)
 				return
 			}
 			if mark[dep] == i+1 {
-				bad(i, "task %q lists dependency %q twice", d.Key, j.defs[dep].Key)
+				bad(i, "task %q lists dependency %q twice", j.key(i), j.key(dep))
 				return
 			}
 			mark[dep] = i + 1
-			j.depOff[dep+1]++
+			j.usersOff[dep+1]++
 		}
 	}
 	j.isOut = make([]bool, n)
@@ -549,25 +597,25 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 		return
 	}
 	for i := range n {
-		j.depOff[i+1] += j.depOff[i]
+		j.usersOff[i+1] += j.usersOff[i]
 	}
-	j.depList = make([]int32, j.depOff[n])
-	fill := slices.Clone(j.depOff[:n])
+	j.users = make([]int32, j.usersOff[n])
+	fill := slices.Clone(j.usersOff[:n])
 	j.state = make([]uint8, n)
 	j.waiting = make([]int32, n)
 	j.need = make([]int32, n)
-	j.who = make([]holders, n)
+	j.who = make([]int32, n)
 	j.nbytes = make([]int64, n)
 	j.proc = make([]int32, n)
 	j.procPos = make([]int32, n)
 	j.thief = make([]int32, n)
-	j.fails = make([]int32, n)
+	j.fails = make([]uint8, n)
 	j.suspicious = make([]uint8, n)
 	j.slot = make([]int32, n)
 	j.prefix = make([]int32, n)
 	prefixes := map[string]int32{}
-	for i, d := range j.defs {
-		p := graph.Key(d.Key).Prefix()
+	for i := range n {
+		p := graph.Key(j.key(i)).Prefix()
 		id, ok := prefixes[p]
 		if !ok {
 			id = int32(len(prefixes))
@@ -578,15 +626,15 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.prefixNanos = make([]int64, len(prefixes))
 	j.prefixRuns = make([]int64, len(prefixes))
 	var roots []int32
-	for i, d := range j.defs {
-		i := int32(i)
-		for _, dep := range d.Deps {
-			j.depList[fill[dep]] = i
+	for i := range n {
+		deps := j.deps(i)
+		for _, dep := range deps {
+			j.users[fill[dep]] = i
 			fill[dep]++
 		}
-		j.waiting[i] = int32(len(d.Deps))
-		j.need[i] = j.depOff[i+1] - j.depOff[i]
-		if len(d.Deps) == 0 {
+		j.waiting[i] = int32(len(deps))
+		j.need[i] = j.usersOff[i+1] - j.usersOff[i]
+		if len(deps) == 0 {
 			roots = append(roots, i)
 		}
 	}
@@ -594,7 +642,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	// Roots go out in priority order, so that the first ones placed (and
 	// the ones left in the root queue last) follow optimize.Order.
 	slices.SortFunc(roots, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(j.defs[a].Priority, j.defs[b].Priority), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(j.defs.priority(a), j.defs.priority(b)), cmp.Compare(a, b))
 	})
 	for _, t := range roots {
 		s.place(j, t)
@@ -637,7 +685,7 @@ func (s *Server) lookup(job uint64, key string) (*srvJob, int32) {
 	if j == nil || !j.run {
 		return nil, -1
 	}
-	t, ok := j.index[key]
+	t, ok := j.lookupKey(key)
 	if !ok {
 		s.log.Warn("worker named an unknown task", "job", job, "key", key)
 		return nil, -1
@@ -653,7 +701,7 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	switch {
 	case j.state[t] == tsProcessing && j.proc[t] == w.id:
 		s.removeProc(j, t)
-	case j.state[t] == tsMemory && j.who[t].has(w.id):
+	case j.state[t] == tsMemory && j.holds(t, w.id):
 		// A duplicate report from a holder: nothing to change (a release
 		// here would drop a value the scheduler still lists there).
 		return
@@ -671,7 +719,7 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	}
 	w.tasksDone++
 	j.state[t] = tsMemory
-	j.who[t] = holders{first: w.id}
+	j.setHolder(t, w.id)
 	j.nbytes[t] = d.Nbytes
 	if d.StartUnixNano > 0 && d.StopUnixNano >= d.StartUnixNano {
 		j.prefixNanos[j.prefix[t]] += d.StopUnixNano - d.StartUnixNano
@@ -727,7 +775,7 @@ func (s *Server) replica(w *srvWorker, r *pb.Replica) {
 	}
 	if j.state[t] == tsMemory && (j.need[t] > 0 || j.isOut[t]) {
 		if s.runsConsumer(j, t, w) {
-			j.who[t].add(w.id)
+			j.addHolder(t, w.id)
 			return
 		}
 		s.log.Warn("refused a replica: the worker runs no task that needs it", "job", j.id, "key", r.Key, "worker", w.id, "name", w.reg.Name, "address", w.reg.DataAddress)
@@ -761,13 +809,12 @@ func (s *Server) sawWorker(j *srvJob, w *srvWorker) {
 
 // release drops t's value on every worker holding it.
 func (s *Server) release(j *srvJob, t int32) {
-	h := &j.who[t]
 	ref := &pb.KeyRef{Job: j.id, Key: j.key(t)}
-	for id := range h.all() {
+	for id := range j.holders(t) {
 		w := s.byID[id]
 		w.wout().Release = append(w.wout().Release, ref)
 	}
-	*h = holders{}
+	j.setHolder(t, 0)
 	j.state[t] = tsReleased
 	s.unslot(j, t)
 }
@@ -780,19 +827,6 @@ func (s *Server) unslot(j *srvJob, t int32) {
 	}
 }
 
-func (h *holders) all() func(func(int32) bool) {
-	return func(yield func(int32) bool) {
-		if h.first == 0 || !yield(h.first) {
-			return
-		}
-		for _, id := range h.more {
-			if !yield(id) {
-				return
-			}
-		}
-	}
-}
-
 func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
 	j, t := s.lookup(f.Job, f.Key)
 	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id {
@@ -800,7 +834,7 @@ func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
 	}
 	s.removeProc(j, t)
 	j.fails[t]++
-	if j.fails[t] <= j.retries {
+	if int32(j.fails[t]) <= j.retries {
 		s.log.Debug("task failed; retrying", "job", j.id, "key", f.Key, "attempt", j.fails[t], "err", f.Failure.GetMessage())
 		j.state[t] = tsLimbo
 		s.requeue(j, t)
@@ -822,7 +856,7 @@ func (s *Server) missingDep(w *srvWorker, m *pb.MissingDep) {
 	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id {
 		return
 	}
-	d, ok := j.index[m.Dep]
+	d, ok := j.lookupKey(m.Dep)
 	if !ok || !slices.Contains(j.deps(t), d) {
 		s.log.Warn("worker reported a missing dependency the task does not have", "job", j.id, "key", m.Key, "dep", m.Dep)
 		return
@@ -831,7 +865,7 @@ func (s *Server) missingDep(w *srvWorker, m *pb.MissingDep) {
 	j.state[t] = tsLimbo
 	if j.state[d] == tsMemory {
 		s.dropAddresses(j, d, m.Addresses)
-		if j.who[d].empty() {
+		if !j.held(d) {
 			s.valueLost(j, d)
 		}
 	}
@@ -841,9 +875,9 @@ func (s *Server) missingDep(w *srvWorker, m *pb.MissingDep) {
 // dropAddresses removes the workers at data addresses from d's holders.
 func (s *Server) dropAddresses(j *srvJob, d int32, addrs []string) {
 	for _, a := range addrs {
-		for id := range j.who[d].all() {
+		for id := range j.holders(d) {
 			if s.byID[id].reg.DataAddress == a {
-				j.who[d].remove(id)
+				j.removeHolder(d, id)
 				break
 			}
 		}
@@ -851,7 +885,7 @@ func (s *Server) dropAddresses(j *srvJob, d int32, addrs []string) {
 }
 
 func (s *Server) lostOutput(j *srvJob, lo *pb.LostOutput) {
-	if !j.run || lo.Index < 0 || int(lo.Index) >= len(j.defs) || !j.isOut[lo.Index] {
+	if !j.run || lo.Index < 0 || int(lo.Index) >= j.ntasks() || !j.isOut[lo.Index] {
 		s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
 			Message: fmt.Sprintf("lost output index %d is not an output of the job", lo.Index)})
 		return
@@ -861,11 +895,11 @@ func (s *Server) lostOutput(j *srvJob, lo *pb.LostOutput) {
 		return // already being recomputed
 	}
 	s.dropAddresses(j, t, []string{lo.Address})
-	if j.who[t].empty() {
+	if !j.held(t) {
 		s.valueLost(j, t)
 		return
 	}
-	j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: s.addrsOf(&j.who[t]), Nbytes: j.nbytes[t]})
+	j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: s.addrsOf(j, t), Nbytes: j.nbytes[t]})
 }
 
 // valueLost: d was in memory and no worker holds it any more. Tasks that
@@ -873,7 +907,7 @@ func (s *Server) lostOutput(j *srvJob, lo *pb.LostOutput) {
 // needed.
 func (s *Server) valueLost(j *srvJob, d int32) {
 	j.state[d] = tsReleased
-	j.who[d] = holders{}
+	j.setHolder(d, 0)
 	s.unslot(j, d)
 	for _, c := range j.dependents(d) {
 		switch j.state[c] {

@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -48,6 +49,11 @@ func TestServerStateScripted(t *testing.T) {
 	if got := liveIDs(ss); !slices.Equal(got, []int32{b.w.id, a2.w.id}) {
 		t.Fatalf("live workers %v, want [%d %d]", got, b.w.id, a2.w.id)
 	}
+	// b and the job's client were told to abandon fetches from the old
+	// session's address.
+	if !slices.Contains(b.lost, "10.0.0.1:1") || !slices.Contains(ss.lostPeers[j], "10.0.0.1:1") {
+		t.Fatalf("after a's blip: b was told of lost peers %v, the client of %v; want 10.0.0.1:1 in both", b.lost, ss.lostPeers[j])
+	}
 
 	// a2 forges a result for a task assigned to b (the recomputed roots
 	// went to b, the only live worker while the old session was dropped;
@@ -60,7 +66,8 @@ func TestServerStateScripted(t *testing.T) {
 	ss.send(t, a2, &pb.WorkerMessage{Done: []*pb.TaskDone{{Job: j.id, Key: key, Nbytes: 8}}})
 	ok("a2 forged a result")
 	ss.s.mu.Lock()
-	st, proc := j.state[j.index[key]], j.proc[j.index[key]]
+	x, _ := j.lookupKey(key)
+	st, proc := j.state[x], j.proc[x]
 	ss.s.mu.Unlock()
 	if st != tsProcessing || proc != b.w.id {
 		t.Fatalf("after a2's forged result for %q: %s on %d, want processing on %d", key, stateNames[st], proc, b.w.id)
@@ -69,7 +76,7 @@ func TestServerStateScripted(t *testing.T) {
 	// Everyone behaves: the job completes.
 	ss.settle(t, nil)
 	ss.s.mu.Lock()
-	holder := j.who[6].first
+	holder := j.who[6]
 	ss.s.mu.Unlock()
 	if holder == 0 || ss.s.byID[holder].gone {
 		t.Fatalf("the output is held by %d, not a live worker", holder)
@@ -204,5 +211,46 @@ func TestServerRandomWalks(t *testing.T) {
 			data[i] = byte(r.Uint32())
 		}
 		runEvents(t, data, 300)
+	}
+}
+
+// A worker's pending message whose tasks carry more bytes than one batch
+// (large literals) is cut into several, in order, each under the limit
+// unless one task alone is larger, and the last carries the message's
+// other parts; a small message goes as it is.
+func TestSplitSchedulerMessage(t *testing.T) {
+	spec := func(key string, n int) *pb.TaskSpec { return &pb.TaskSpec{Job: 1, Key: key, Node: make([]byte, n)} }
+	small := &pb.SchedulerMessage{Compute: []*pb.TaskSpec{spec("a", 10)}, Release: []*pb.KeyRef{{Job: 1, Key: "r"}}}
+	if got := splitSchedulerMessage(small, 1000); len(got) != 1 || got[0] != small {
+		t.Fatalf("a small message was cut into %d", len(got))
+	}
+	m := &pb.SchedulerMessage{
+		Compute:    []*pb.TaskSpec{spec("a", 400), spec("b", 400), spec("c", 2000), spec("d", 100), spec("e", 300)},
+		Steal:      []*pb.KeyRef{{Job: 1, Key: "s"}},
+		Release:    []*pb.KeyRef{{Job: 1, Key: "r"}},
+		CancelJobs: []uint64{7},
+		LostPeers:  []string{"10.0.0.1:1"},
+	}
+	parts := splitSchedulerMessage(m, 1000)
+	var keys [][]string
+	for i, p := range parts {
+		var ks []string
+		size := 0
+		for _, s := range p.Compute {
+			ks = append(ks, s.Key)
+			size += specSize(s)
+		}
+		keys = append(keys, ks)
+		if size > 1000 && len(p.Compute) > 1 {
+			t.Errorf("part %d holds %d bytes of tasks in %d specs, over the limit", i, size, len(p.Compute))
+		}
+		last := i == len(parts)-1
+		if (len(p.Steal) > 0) != last || (len(p.Release) > 0) != last || (len(p.CancelJobs) > 0) != last || (len(p.LostPeers) > 0) != last {
+			t.Errorf("part %d of %d: steals %v, releases %v, cancels %v, lost peers %v; want them in the last part only", i, len(parts), p.Steal, p.Release, p.CancelJobs, p.LostPeers)
+		}
+	}
+	want := [][]string{{"a", "b"}, {"c"}, {"d", "e"}}
+	if fmt.Sprint(keys) != fmt.Sprint(want) {
+		t.Errorf("tasks by part %v, want %v", keys, want)
 	}
 }

@@ -137,6 +137,10 @@ func TestServerRootThrottle(t *testing.T) {
 	outs := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: outs})
 	eventually(t, "9 roots queued on the scheduler", func() bool { return jobStates(s)["queued"] == 9 })
+	// The scheduler's state changes before its message reaches the
+	// worker: wait for the three there (reading them at once failed
+	// under -race, the message still on its way).
+	eventually(t, "3 roots on the worker", func() bool { r, _, _, _, _ := w.snapshot(); return len(r) >= 3 })
 	rec, _, _, _, _ := w.snapshot()
 	// Lowest priority values first: root-l (1), root-k (2), root-j (3).
 	if want := []string{"root-l", "root-k", "root-j"}; !slices.Equal(rec, want) {
@@ -191,7 +195,7 @@ func TestServerStealing(t *testing.T) {
 // Resources: GPU tasks run only on the GPU worker; a task needing a
 // resource nobody offers fails the job with NO_WORKER naming it.
 func TestServerResources(t *testing.T) {
-	s := newTestServer(t, SchedulerOptions{WorkerTimeout: time.Second})
+	s := newTestServer(t, SchedulerOptions{})
 	sim := newSim()
 	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "cpu", threads: 2, heartbeat: 50 * time.Millisecond})
 	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "gpu", threads: 1, heartbeat: 50 * time.Millisecond, resources: map[string]float64{"GPU": 2}})
@@ -214,6 +218,8 @@ func TestServerResources(t *testing.T) {
 
 	defs = tdefs([]tnode{{key: "a"}, {key: "needs-tpu", deps: []int32{0}, res: map[string]float64{"TPU": 1}}})
 	c = submit(t, s, Security{}, defs, &pb.Run{Outputs: []int32{1}})
+	eventually(t, "needs-tpu parked", func() bool { return jobStates(s)["no-worker"] == 1 })
+	waitedNoWorker(s, time.Hour)
 	eventually(t, "job error", func() bool { return c.jobError() != nil })
 	e := c.jobError()
 	if e.Kind != pb.JobError_NO_WORKER || e.Index != 1 || !strings.Contains(e.Message, `"needs-tpu"`) || !strings.Contains(e.Message, "TPU=1") {
@@ -462,28 +468,36 @@ func TestServerClose(t *testing.T) {
 }
 
 // A worker that stops sending (no heartbeat) is lost after WorkerTimeout,
-// and its task runs on another worker.
+// and its task runs on another worker. mute's silence is made an hour
+// long (silence) rather than waited for, so that chatty, which joined
+// since, is not lost with it when the test process stalls.
 func TestServerSilentWorker(t *testing.T) {
-	s := newTestServer(t, SchedulerOptions{WorkerTimeout: 300 * time.Millisecond})
+	s := newTestServer(t, SchedulerOptions{})
 	sim := newSim()
 	mute := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "mute", hold: func(*pb.TaskSpec) bool { return true }})
 	defs := tdefs([]tnode{{key: "x"}})
 	c := submit(t, s, Security{}, defs, &pb.Run{Outputs: []int32{0}})
 	eventually(t, "x on mute", func() bool { _, _, _, _, h := mute.snapshot(); return h == 1 })
 	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "chatty", heartbeat: 20 * time.Millisecond})
+	silence(t, s, "mute", time.Hour)
 	eventually(t, "output", func() bool { return c.outputsReady([]int32{0}) })
 	c.checkOutputs(sim, defs, []int32{0})
 	<-mute.ended // its session was ended by the scheduler
-	if ws := s.Status().Workers; len(ws) != 1 || ws[0].Name != "chatty" || ws[0].MemoryBytes != 123 {
-		t.Errorf("workers %+v, want only chatty, with its heartbeat's 123 memory bytes", ws)
+	if ws := s.Status().Workers; len(ws) != 1 || ws[0].Name != "chatty" {
+		t.Errorf("workers %+v, want only chatty", ws)
 	}
+	// chatty's heartbeats are heard (and keep it alive).
+	eventually(t, "chatty's heartbeat", func() bool {
+		ws := s.Status().Workers
+		return len(ws) == 1 && ws[0].MemoryBytes == 123
+	})
 }
 
 // Root tasks held on the scheduler for a resource whose only worker dies
 // fail the job with NO_WORKER after WorkerTimeout, like any task no worker
 // offers resources for.
 func TestServerQueuedRootsOrphaned(t *testing.T) {
-	s := newTestServer(t, SchedulerOptions{WorkerTimeout: 300 * time.Millisecond})
+	s := newTestServer(t, SchedulerOptions{})
 	sim := newSim()
 	startFakeWorker(t, s, sim, fakeWorkerOpts{name: "cpu", heartbeat: 20 * time.Millisecond})
 	gpu := startFakeWorker(t, s, sim, fakeWorkerOpts{name: "gpu", heartbeat: 20 * time.Millisecond,
@@ -495,6 +509,8 @@ func TestServerQueuedRootsOrphaned(t *testing.T) {
 	c := submit(t, s, Security{}, tdefs(nodes), &pb.Run{Outputs: []int32{0, 1, 2, 3, 4}})
 	eventually(t, "3 queued", func() bool { return jobStates(s)["queued"] == 3 })
 	gpu.kill()
+	eventually(t, "every root parked", func() bool { return jobStates(s)["no-worker"] == 5 })
+	waitedNoWorker(s, time.Hour)
 	eventually(t, "job error", func() bool { return c.jobError() != nil })
 	if e := c.jobError(); e.Kind != pb.JobError_NO_WORKER || !strings.Contains(e.Message, "GPU=1") {
 		t.Errorf("job error %v, want NO_WORKER naming GPU=1", e)

@@ -121,10 +121,10 @@ func (s *Server) Status() Status {
 		t.TasksDone += ws.TasksDone
 	}
 	for _, j := range s.sortedJobs() {
-		js := JobStatus{ID: j.id, Name: j.name, Running: j.run, Tasks: len(j.defs), Outputs: len(j.outputs),
+		js := JobStatus{ID: j.id, Name: j.name, Running: j.run, Tasks: j.ntasks(), Outputs: len(j.outputs),
 			States: map[string]int{}, AgeSec: now.Sub(j.created).Seconds()}
 		if !j.run {
-			js.States["pending"] = len(j.defs)
+			js.States["pending"] = j.ntasks()
 		}
 		for _, x := range j.state {
 			js.States[stateNames[x]]++

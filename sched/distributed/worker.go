@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -339,6 +340,28 @@ func (w *Worker) connect(ctx context.Context) (*session, error) {
 	}
 }
 
+// hello sends the Register on a new session's stream and returns the
+// scheduler's first message, its Welcome. A Send that finds the stream
+// already ended returns io.EOF, and only Recv says why: the scheduler
+// refuses a session at once, before reading the Register, when the token
+// or the certificate's role is wrong. (Taking that io.EOF for the error,
+// as the first version did, turned a refusal into a broken stream, which
+// connect retries until ConnectTimeout and then reports as no scheduler:
+// the refusal raced the Register, and lost on a loaded machine.)
+func hello(stream pb.Scheduler_ConnectClient, reg *pb.Register) (*pb.SchedulerMessage, error) {
+	if err := stream.Send(&pb.WorkerMessage{Register: reg}); err != nil && err != io.EOF {
+		return nil, err
+	}
+	m, err := stream.Recv()
+	if err != nil {
+		return nil, err
+	}
+	if m.Welcome == nil {
+		return nil, errors.New("the scheduler's first message has no Welcome")
+	}
+	return m, nil
+}
+
 func (w *Worker) connectOnce(ctx context.Context, timeout time.Duration) (*session, error) {
 	// The session's stream outlives ctx: when ctx ends, sendLoop closes
 	// the worker's side so that the scheduler sees it leave rather than
@@ -348,15 +371,9 @@ func (w *Worker) connectOnce(ctx context.Context, timeout time.Duration) (*sessi
 	defer unhook()
 	timer := time.AfterFunc(max(timeout, time.Millisecond), cancel)
 	stream, err := pb.NewSchedulerClient(w.cc).Connect(sctx)
-	if err == nil {
-		err = stream.Send(&pb.WorkerMessage{Register: w.reg})
-	}
 	var m *pb.SchedulerMessage
 	if err == nil {
-		m, err = stream.Recv()
-	}
-	if err == nil && m.Welcome == nil {
-		err = errors.New("the scheduler's first message has no Welcome")
+		m, err = hello(stream, w.reg)
 	}
 	if !timer.Stop() && err == nil {
 		err = errors.New("timed out waiting for the Welcome")

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tessera-go/tessera/freelist"
@@ -104,6 +105,11 @@ func (w *Worker) handle(m *pb.SchedulerMessage) {
 	}
 	if len(m.Steal) > 0 {
 		w.signal()
+	}
+	for _, a := range m.LostPeers {
+		if a != w.addr {
+			w.data.dropPeer(a)
+		}
 	}
 }
 
@@ -229,6 +235,13 @@ func (w *Worker) nextLocked() *task {
 	}
 }
 
+// testHookTaskRan, set only by tests, runs after a runner has run (and
+// reported) a task and before it takes the worker's lock again. It is an
+// atomic pointer: a test sets and clears it while runners run, with
+// nothing but the network between them (a plain variable was a data race
+// the race detector reported about one run in three).
+var testHookTaskRan atomic.Pointer[func(key string)]
+
 // runner runs queued tasks one at a time until the worker stops.
 func (w *Worker) runner() {
 	defer w.wg.Done()
@@ -248,6 +261,9 @@ func (w *Worker) runner() {
 		w.mu.Unlock()
 
 		args = w.runTask(t, args)
+		if hook := testHookTaskRan.Load(); hook != nil {
+			(*hook)(t.spec.Key)
+		}
 
 		w.mu.Lock()
 		for r, need := range t.spec.Resources {
@@ -310,9 +326,17 @@ func (w *Worker) runTask(t *task, args []any) []any {
 }
 
 // report adds t's result to the outbox if t's job is still live in this
-// session, and reports whether it did.
+// session, and reports whether it did. t leaves w.tasks in the same
+// critical section: once its result can reach the scheduler, the
+// scheduler may send the task here again (a retry after a failure, a
+// MissingDep whose dependency is back, a lost value recomputed), and that
+// copy must be queued, not taken for this one and dropped (the job then
+// waited for ever on a task the scheduler believed was running here).
 func (w *Worker) report(t *task, add func(m *pb.WorkerMessage)) bool {
 	w.mu.Lock()
+	if id := (taskID{t.spec.Job, t.spec.Key}); w.tasks[id] == t {
+		delete(w.tasks, id)
+	}
 	live := w.jobs[t.spec.Job] == t.job && !w.stopping
 	if live {
 		add(w.out)

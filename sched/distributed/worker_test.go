@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"reflect"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
@@ -273,7 +276,7 @@ func startTestWorker(t testing.TB, f *stubSched, opts WorkerOptions) (*Worker, *
 		opts.Logger = quietLogger()
 	}
 	if opts.ConnectTimeout == 0 {
-		opts.ConnectTimeout = 5 * time.Second
+		opts.ConnectTimeout = hangGuard
 	}
 	w, err := StartWorker(context.Background(), opts)
 	if err != nil {
@@ -428,8 +431,15 @@ func init() {
 func TestWorkerPriorityAndSteal(t *testing.T) {
 	f := startStubSched(t, Security{})
 	_, c := startTestWorker(t, f, WorkerOptions{Threads: 1})
-	// One thread: the blocker runs, the rest queue behind it.
-	c.compute(taskSpec(t, "blocker", graph.Task(schedtest.Sleep, graph.Lit(300), graph.Lit(0)), nil))
+	// One thread: the blocker runs, the rest queue behind it. It waits on
+	// a gate opened after the steal, not for a time: a 300 ms sleep could
+	// end before a loaded machine delivered the steal, and the task to
+	// steal would have run.
+	open := make(chan struct{})
+	gateOpen.Store(&open)
+	openGate := sync.OnceFunc(func() { close(open) })
+	defer openGate()
+	c.compute(taskSpec(t, "blocker", graph.Task(gate, graph.Lit(0)), nil))
 	c.waitHeartbeat(func(h *pb.Heartbeat) bool { return h.Executing == 1 })
 	var specs []*pb.TaskSpec
 	for i, p := range []int64{5, 1, 4, 2, 3, 1} {
@@ -450,6 +460,7 @@ func TestWorkerPriorityAndSteal(t *testing.T) {
 			t.Fatalf("steal replies %v, want %v", m.Stolen, want)
 		}
 	}
+	openGate()
 	r := c.results(6) // the blocker and five left
 	wantOrder := []string{"blocker", "p1-1", "p1-5", "p2-3", "p3-4", "p5-0"}
 	if !reflect.DeepEqual(r.order, wantOrder) {
@@ -613,7 +624,7 @@ func TestWorkerSpills(t *testing.T) {
 func TestWorkerToken(t *testing.T) {
 	f := startStubSched(t, Security{Token: "right"})
 	for _, tok := range []string{"", "wrong"} {
-		_, err := StartWorker(context.Background(), WorkerOptions{Scheduler: f.addr, Security: Security{Token: tok}, Logger: quietLogger(), ConnectTimeout: 5 * time.Second})
+		_, err := StartWorker(context.Background(), WorkerOptions{Scheduler: f.addr, Security: Security{Token: tok}, Logger: quietLogger(), ConnectTimeout: hangGuard})
 		if !errors.Is(err, ErrUnauthenticated) {
 			t.Fatalf("token %q: got %v, want ErrUnauthenticated", tok, err)
 		}
@@ -754,5 +765,98 @@ func TestWorkerSpillEndToEnd(t *testing.T) {
 			t.Fatalf("status shows %d spills, %d unspills; want some of each", spills, unspills)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A task the scheduler sends again as soon as the worker has reported it
+// (a retry after a failure; also a MissingDep whose dependency came back,
+// or a lost value recomputed here) runs again: the new copy used to be
+// taken for the old one, which the runner had not yet forgotten, and
+// dropped, so that the job waited for ever on a task the scheduler
+// believed was running. The hook holds the runner in that window until
+// the worker has handled the second copy (sent with a marker task).
+func TestWorkerRerunsTaskSentAgainAtOnce(t *testing.T) {
+	f := startStubSched(t, Security{})
+	w, c := startTestWorker(t, f, WorkerOptions{Name: "w1", Threads: 2})
+	fail := taskSpec(t, "fail", graph.Task(schedtest.Fail), nil)
+	marker := taskSpec(t, "marker", graph.Task(schedtest.Inc, graph.Lit(1)), nil)
+	var once sync.Once
+	hook := func(key string) {
+		if key != "fail" {
+			return
+		}
+		once.Do(func() {
+			c.compute(fail, marker)
+			deadline := time.Now().Add(hangGuard)
+			for {
+				w.mu.Lock()
+				_, handled := w.tasks[taskID{marker.Job, "marker"}]
+				ran := w.store.has(marker.Job, "marker")
+				w.mu.Unlock()
+				if handled || ran || time.Now().After(deadline) {
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	testHookTaskRan.Store(&hook)
+	defer testHookTaskRan.Store(nil)
+	c.compute(fail)
+	r := c.results(3)
+	if r.failed["fail"] == nil || r.done["marker"] == nil {
+		t.Fatalf("results %v, want fail (twice) and marker", r.order)
+	}
+	n := 0
+	for _, k := range r.order {
+		if k == "fail" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("the task sent again ran %d times in all, want 2 (results %v)", n, r.order)
+	}
+}
+
+// refusingSched refuses every worker session at once, as the scheduler
+// does a worker whose token or certificate role is wrong.
+type refusingSched struct {
+	pb.UnimplementedSchedulerServer
+}
+
+func (refusingSched) Connect(grpc.BidiStreamingServer[pb.WorkerMessage, pb.SchedulerMessage]) error {
+	return status.Error(codes.PermissionDenied, "refused a peer whose certificate is for another role")
+}
+
+// A refusal that reaches the worker before its Register went out is a
+// refusal, not a broken stream: Send returns io.EOF, and hello asks Recv
+// for the scheduler's status. The test waits until the refusal has
+// arrived (a Send returns io.EOF) before hello sends, the order a loaded
+// machine produced now and then.
+func TestHelloAfterRefusal(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	pb.RegisterSchedulerServer(srv, refusingSched{})
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	stream, err := pb.NewSchedulerClient(dialTest(t, lis.Addr().String(), Security{})).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(hangGuard); ; time.Sleep(time.Millisecond) {
+		if err := stream.Send(&pb.WorkerMessage{}); err == io.EOF {
+			break
+		} else if err != nil || time.Now().After(deadline) {
+			t.Fatalf("the refusal did not arrive: %v", err)
+		}
+	}
+	_, err = hello(stream, &pb.Register{Name: "w"})
+	if status.Code(err) != codes.PermissionDenied || !errors.Is(unauthenticated(err), ErrUnauthenticated) {
+		t.Fatalf("hello after a refusal: %v, want PermissionDenied (ErrUnauthenticated)", err)
 	}
 }

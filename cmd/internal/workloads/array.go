@@ -79,6 +79,7 @@ func randintSumWorkload(c int) *Workload {
 		BenchName: fmt.Sprintf("randint500^3_sum_chunks%d", c),
 		Doc:       fmt.Sprintf("randint(0, 100, [500]*3, chunks=%d).sum()", c),
 		Build:     func() (*graph.Graph, []graph.Key, error) { return arrayGraph(RandintSum(c)) },
+		NChunks:   ceilDiv(500, c) * ceilDiv(500, c) * ceilDiv(500, c),
 		// The values are the same for every chunking (one draw per
 		// element index), so the sum is one number: check it lies
 		// within 6σ of the mean 49.5·n (σ² = n·(100²-1)/12).
@@ -165,3 +166,5 @@ func checkFloatTol(want, rel float64) func([]any) error {
 		return nil
 	}
 }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

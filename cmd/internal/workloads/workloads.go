@@ -24,6 +24,12 @@ type Workload struct {
 	Check func(vals []any) error
 	// Tasks is the number of tasks, for per-task figures; 0 if not relevant.
 	Tasks int
+	// NChunks is the number of chunks of the array a workload reduces, for
+	// figures against the chunking; 0 if not relevant.
+	NChunks int
+	// Memory, when set, marks a workload whose peak memory is part of its
+	// figure (see MemoryBound).
+	Memory *MemoryBound
 	// BuildOnly marks a workload whose figure is the time Build takes
 	// (dask_bench.py's graphbuild group, scheduler "none"): tessera
 	// bench times Build and computes nothing.
@@ -38,9 +44,12 @@ type Workload struct {
 // its order is the order the commands list workloads in.
 var list = slices.Concat(
 	[]*Workload{sumSquaresWorkload(), treeWorkload()},
-	[]*Workload{randintSumWorkload(500), randintSumWorkload(200), randintSumWorkload(100), randintSumWorkload(50)},
+	[]*Workload{randintSumWorkload(500), randintSumWorkload(200), randintSumWorkload(100), randintSumWorkload(50),
+		randintSumWorkload(25), randintSumWorkload(10)},
 	arrayWorkloads(),
 	[]*Workload{zarrSqSumWorkload()},
+	scaleDelayedWorkloads(),
+	[]*Workload{streamSumWorkload()},
 	[]*Workload{
 		udfSumWorkload("udf-sum-4d-tree-merge", "udf_sum_4d_tree_merge", false),
 		udfSumWorkload("udf-sum-4d-merge-all", "udf_sum_4d_merge_all", true),

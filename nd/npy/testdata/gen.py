@@ -37,6 +37,14 @@ np.save("float64_empty.npy", formula("float64", (0, 3)))
 np.save("int16_1d.npy", formula("int16", (5,)))
 np.save("float32_3d_f.npy", np.asfortranarray(formula("float32", (2, 3, 4))))
 np.save("int32_3d_c.npy", formula("int32", (4, 3, 2)))
+# Fortran-order arrays of 4 and 5 axes (ReadRowsInto, ReadRange): every
+# dtype, one big-endian, one with an empty axis.
+for d in DTYPES:
+    np.save(f"{d}_4d_f.npy", np.asfortranarray(formula(d, (3, 4, 5, 6))))
+np.save("complex128_4d_fbig.npy",
+        np.asfortranarray(formula("complex128", (3, 4, 5, 2)).astype(">c16")))
+np.save("uint16_5d_f.npy", np.asfortranarray(formula("uint16", (2, 3, 4, 5, 3))))
+np.save("float32_empty_f.npy", np.asfortranarray(formula("float32", (3, 0, 4))))
 for v in [(2, 0), (3, 0)]:
     with open(f"float64_v{v[0]}.npy", "wb") as f:
         np.lib.format.write_array(f, formula("float64", (2, 3)), version=v)

@@ -435,12 +435,16 @@ func (x *KeyRef) GetKey() string {
 }
 
 type SchedulerMessage struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Welcome       *Welcome               `protobuf:"bytes,1,opt,name=welcome,proto3" json:"welcome,omitempty"`
-	Compute       []*TaskSpec            `protobuf:"bytes,2,rep,name=compute,proto3" json:"compute,omitempty"`                                 // run these (queue them by priority)
-	Steal         []*KeyRef              `protobuf:"bytes,3,rep,name=steal,proto3" json:"steal,omitempty"`                                     // give these back if not started: answer StealReply
-	Release       []*KeyRef              `protobuf:"bytes,4,rep,name=release,proto3" json:"release,omitempty"`                                 // drop these values (memory and spill)
-	CancelJobs    []uint64               `protobuf:"varint,5,rep,packed,name=cancel_jobs,json=cancelJobs,proto3" json:"cancel_jobs,omitempty"` // drop every task and value of these jobs, cancel running ones
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Welcome    *Welcome               `protobuf:"bytes,1,opt,name=welcome,proto3" json:"welcome,omitempty"`
+	Compute    []*TaskSpec            `protobuf:"bytes,2,rep,name=compute,proto3" json:"compute,omitempty"`                                 // run these (queue them by priority)
+	Steal      []*KeyRef              `protobuf:"bytes,3,rep,name=steal,proto3" json:"steal,omitempty"`                                     // give these back if not started: answer StealReply
+	Release    []*KeyRef              `protobuf:"bytes,4,rep,name=release,proto3" json:"release,omitempty"`                                 // drop these values (memory and spill)
+	CancelJobs []uint64               `protobuf:"varint,5,rep,packed,name=cancel_jobs,json=cancelJobs,proto3" json:"cancel_jobs,omitempty"` // drop every task and value of these jobs, cancel running ones
+	// Data addresses of workers the scheduler lost (silent, frozen, gone):
+	// fetches from them are abandoned at once (the task reports MissingDep)
+	// instead of waiting for the connection's keepalive or the idle bound.
+	LostPeers     []string `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -506,6 +510,13 @@ func (x *SchedulerMessage) GetRelease() []*KeyRef {
 func (x *SchedulerMessage) GetCancelJobs() []uint64 {
 	if x != nil {
 		return x.CancelJobs
+	}
+	return nil
+}
+
+func (x *SchedulerMessage) GetLostPeers() []string {
+	if x != nil {
+		return x.LostPeers
 	}
 	return nil
 }
@@ -1672,8 +1683,9 @@ type ClientEvent struct {
 	Job           uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"` // the job's id, in the first event
 	Events        []*TaskEvent           `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	Outputs       []*OutputReady         `protobuf:"bytes,3,rep,name=outputs,proto3" json:"outputs,omitempty"`
-	Error         *JobError              `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`     // final: the job is over
-	Workers       []*WorkerInfo          `protobuf:"bytes,5,rep,name=workers,proto3" json:"workers,omitempty"` // workers that ran tasks of this job, when first seen
+	Error         *JobError              `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`                          // final: the job is over
+	Workers       []*WorkerInfo          `protobuf:"bytes,5,rep,name=workers,proto3" json:"workers,omitempty"`                      // workers that ran tasks of this job, when first seen
+	LostPeers     []string               `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"` // data addresses of workers lost: abandon fetches from them (LostOutput)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1739,6 +1751,13 @@ func (x *ClientEvent) GetError() *JobError {
 func (x *ClientEvent) GetWorkers() []*WorkerInfo {
 	if x != nil {
 		return x.Workers
+	}
+	return nil
+}
+
+func (x *ClientEvent) GetLostPeers() []string {
+	if x != nil {
+		return x.LostPeers
 	}
 	return nil
 }
@@ -1901,14 +1920,16 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\",\n" +
 	"\x06KeyRef\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\x9a\x02\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\xb9\x02\n" +
 	"\x10SchedulerMessage\x129\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1f.tessera.distributed.v1.WelcomeR\awelcome\x12:\n" +
 	"\acompute\x18\x02 \x03(\v2 .tessera.distributed.v1.TaskSpecR\acompute\x124\n" +
 	"\x05steal\x18\x03 \x03(\v2\x1e.tessera.distributed.v1.KeyRefR\x05steal\x128\n" +
 	"\arelease\x18\x04 \x03(\v2\x1e.tessera.distributed.v1.KeyRefR\arelease\x12\x1f\n" +
 	"\vcancel_jobs\x18\x05 \x03(\x04R\n" +
-	"cancelJobs\"\xa8\x01\n" +
+	"cancelJobs\x12\x1d\n" +
+	"\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"\xa8\x01\n" +
 	"\bTaskDone\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
@@ -2012,13 +2033,15 @@ const file_tessera_proto_rawDesc = "" +
 	"WorkerInfo\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12!\n" +
-	"\fdata_address\x18\x03 \x01(\tR\vdataAddress\"\x8f\x02\n" +
+	"\fdata_address\x18\x03 \x01(\tR\vdataAddress\"\xae\x02\n" +
 	"\vClientEvent\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x129\n" +
 	"\x06events\x18\x02 \x03(\v2!.tessera.distributed.v1.TaskEventR\x06events\x12=\n" +
 	"\aoutputs\x18\x03 \x03(\v2#.tessera.distributed.v1.OutputReadyR\aoutputs\x126\n" +
 	"\x05error\x18\x04 \x01(\v2 .tessera.distributed.v1.JobErrorR\x05error\x12<\n" +
-	"\aworkers\x18\x05 \x03(\v2\".tessera.distributed.v1.WorkerInfoR\aworkers\"4\n" +
+	"\aworkers\x18\x05 \x03(\v2\".tessera.distributed.v1.WorkerInfoR\aworkers\x12\x1d\n" +
+	"\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"4\n" +
 	"\fFetchRequest\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\"[\n" +
