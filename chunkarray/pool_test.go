@@ -86,6 +86,9 @@ func sameDiff(g, w *nd.Array) string {
 // the same number of allocations (testing.AllocsPerRun, exact on Sync):
 // a fused task allocates nothing per tile.
 func TestFusedTileLoopAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not exact under the race detector")
+	}
 	dir := t.TempDir()
 	cases := []struct {
 		name  string
@@ -123,7 +126,7 @@ func TestFusedTileLoopAllocatesNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			count := func(tiles int) float64 {
 				run := tc.build(t, tiles*tileElems/4)
-				return testing.AllocsPerRun(3, func() {
+				return minAllocs(func() {
 					if err := run(); err != nil {
 						t.Fatal(err)
 					}
@@ -157,4 +160,15 @@ func ndRow(t *testing.T, n int) *nd.Array {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// minAllocs is the least of a few testing.AllocsPerRun counts of f: a
+// collection during a run empties graph's sync.Pool of key scratch and
+// adds an allocation that is not f's; the least count has none.
+func minAllocs(f func()) float64 {
+	n := testing.AllocsPerRun(3, f)
+	for range 3 {
+		n = min(n, testing.AllocsPerRun(3, f))
+	}
+	return n
 }

@@ -21,6 +21,9 @@ import (
 // exact): the tile loop allocates nothing, and a task's count does not
 // grow with its data.
 func TestTileLoopAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not exact under the race detector")
+	}
 	const depth, sig = 4, 24
 	datasets := []struct {
 		name string
@@ -62,7 +65,7 @@ func TestTileLoopAllocatesNothing(t *testing.T) {
 				}
 				op := &partOp{ri: p.ri, Part: 0, Start: 0, Stop: frames}
 				ctx := freelist.NewContext(context.Background(), freelist.NewAuto(2))
-				return testing.AllocsPerRun(3, func() {
+				return minAllocs(func() {
 					if _, err := op.Run(ctx, nil); err != nil {
 						t.Fatal(err)
 					}
@@ -92,4 +95,15 @@ func memDataset(t *testing.T, frames, sig int, dt nd.DType) *MemoryDataset {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// minAllocs is the least of a few testing.AllocsPerRun counts of f: a
+// collection during a run empties graph's sync.Pool of key scratch and
+// adds an allocation that is not f's; the least count has none.
+func minAllocs(f func()) float64 {
+	n := testing.AllocsPerRun(3, f)
+	for range 3 {
+		n = min(n, testing.AllocsPerRun(3, f))
+	}
+	return n
 }
