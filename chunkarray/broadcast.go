@@ -54,31 +54,6 @@ func leafViewInto(h *nd.Array, b *nd.Array, sl []nd.Slice1, oshape []int) (*nd.A
 	return h, nil
 }
 
-// broadcast2 writes the broadcast shape of a and b into dst's storage;
-// ok is false when they do not broadcast (nd.BroadcastShapes says why).
-func broadcast2(dst, a, b []int) ([]int, bool) {
-	n := max(len(a), len(b))
-	dst = dst[:0]
-	for i := range n {
-		da, db := 1, 1
-		if j := i - (n - len(a)); j >= 0 {
-			da = a[j]
-		}
-		if j := i - (n - len(b)); j >= 0 {
-			db = b[j]
-		}
-		switch {
-		case da == db || db == 1:
-			dst = append(dst, da)
-		case da == 1:
-			dst = append(dst, db)
-		default:
-			return dst, false
-		}
-	}
-	return dst, true
-}
-
 // unify returns the chunks of the broadcast result: along each axis, the
 // union of the chunk boundaries of the operands that are not broadcast
 // there (dask's unify_chunks).

@@ -339,7 +339,7 @@ func (p *randomP) fill(data any, off int, st, sh []int) error {
 		return fmt.Errorf("%s: block of %d axes in an array of %d", opRandom, len(sh), len(p.Shape))
 	}
 	var gbuf [16]int
-	gstr := cStrides(gbuf[:0], p.Shape)
+	gstr := nd.CStridesInto(gbuf[:0], p.Shape)
 	base := 0
 	for i, s := range st {
 		if s < 0 || sh[i] < 0 || s+sh[i] > p.Shape[i] {
@@ -508,22 +508,6 @@ func collapseRuns(sh, gstr, sh2, st2 []int) ([]int, []int) {
 	sh2 = append(append(sh2[:0], sh[:i+1]...), run)
 	st2 = append(append(st2[:0], gstr[:i+1]...), 1)
 	return sh2, st2
-}
-
-// cStrides returns the C strides of shape in st's storage.
-func cStrides(st, shape []int) []int {
-	st = st[:0]
-	for range shape {
-		st = append(st, 0)
-	}
-	s := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = s
-		if shape[i] > 0 {
-			s *= shape[i]
-		}
-	}
-	return st
 }
 
 // fillNormal is fillUniform for the normal distribution.

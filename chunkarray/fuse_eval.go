@@ -537,7 +537,7 @@ func (ev *evaluator) binary(i int, n enode, out *nd.Array) (*nd.Array, error) {
 	sh := a.Shape()
 	if !slices.Equal(sh, b.Shape()) {
 		var ok bool
-		if ev.shapes[i], ok = broadcast2(ev.shapes[i], a.Shape(), b.Shape()); !ok {
+		if ev.shapes[i], ok = nd.BroadcastShapesInto(ev.shapes[i], a.Shape(), b.Shape()); !ok {
 			_, err := nd.BroadcastShapes(op.String(), a.Shape(), b.Shape())
 			return nil, err
 		}

@@ -334,10 +334,9 @@ func (a *Array) Reduce(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 	return a.reduce(op.String(), reduceP{Kind: kind, Op: op, Ddof: o.Ddof}, axes, o, nd.ReduceResultType(op, a.dtype))
 }
 
-func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd.DType) *Array {
-	if err := a.Err(); err != nil {
-		return errArray(err)
-	}
+// reduceAxes returns a reduction's axes, normalized (nil: every axis),
+// or the error naming the op.
+func (a *Array) reduceAxes(name string, axes []int) ([]int, error) {
 	if axes == nil {
 		axes = make([]int, a.NDim())
 		for i := range axes {
@@ -346,7 +345,18 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	}
 	ax, err := nd.NormalizeAxes(name, axes, a.NDim())
 	if err != nil {
-		return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
+		return nil, &Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err}
+	}
+	return ax, nil
+}
+
+func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd.DType) *Array {
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	ax, err := a.reduceAxes(name, axes)
+	if err != nil {
+		return errArray(err)
 	}
 	slices.Sort(ax)
 	if p.Kind == pkArg && !p.Flat && len(ax) != 1 {
@@ -495,15 +505,9 @@ func (a *Array) reduceAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 // write sqrt's float result into an integer array).
 func (a *Array) momentsAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 	name, d := op.String(), o.DType
-	if axes == nil {
-		axes = make([]int, a.NDim())
-		for i := range axes {
-			axes[i] = i
-		}
-	}
-	ax, err := nd.NormalizeAxes(name, axes, a.NDim())
+	ax, err := a.reduceAxes(name, axes)
 	if err != nil {
-		return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
+		return errArray(err)
 	}
 	if op == nd.Std && !d.IsFloat() && !d.IsComplex() && (o.Keepdims || len(ax) < a.NDim()) {
 		return errorf(name, [][]int{a.shape}, "dtype %s: cannot cast sqrt's float result to %s (numpy's UFuncTypeError; only a 0-d result is cast)", d, d)

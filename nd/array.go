@@ -76,17 +76,7 @@ func SizeOf(shape []int) (int, error) {
 }
 
 // CStrides returns the C-order (row-major) strides of shape, in elements.
-func CStrides(shape []int) []int {
-	st := make([]int, len(shape))
-	s := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = s
-		if shape[i] > 0 {
-			s *= shape[i]
-		}
-	}
-	return st
-}
+func CStrides(shape []int) []int { return CStridesInto(nil, shape) }
 
 // makeSlice allocates a backing slice of n elements of dtype d.
 func makeSlice(d DType, n int) any {
@@ -379,13 +369,13 @@ func (dst *Array) SetReshape(a *Array, shape ...int) error {
 	if infer >= 0 {
 		dst.shape[infer] = inferred
 	}
-	dst.strides = setCStrides(dst.strides, dst.shape)
+	dst.strides = CStridesInto(dst.strides, dst.shape)
 	return nil
 }
 
-// setCStrides returns the C strides of shape in st's storage (grown if
-// needed).
-func setCStrides(st, shape []int) []int {
+// CStridesInto is CStrides written into st's storage (no allocation
+// when it holds len(shape) elements).
+func CStridesInto(st, shape []int) []int {
 	if cap(st) < len(shape) {
 		st = make([]int, len(shape))
 	}

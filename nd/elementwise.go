@@ -312,7 +312,8 @@ func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 	shape := a.shape // operands of one shape need no broadcast
 	var shBuf [walkDims]int
 	if !slices.Equal(a.shape, b.shape) {
-		if shape = broadcastShapes2(shBuf[:0], a.shape, b.shape); shape == nil {
+		var ok bool
+		if shape, ok = BroadcastShapesInto(shBuf[:0], a.shape, b.shape); !ok {
 			_, err := BroadcastShapes(op.String(), a.shape, b.shape)
 			return err
 		}
@@ -445,11 +446,12 @@ func binaryInto(op BinaryOp, ct DType, dst, a, b *Array) error {
 	return nil
 }
 
-// broadcastShapes2 is BroadcastShapes of two shapes written into out's
-// storage; nil when they do not broadcast together.
-func broadcastShapes2(out, a, b []int) []int {
+// BroadcastShapesInto is BroadcastShapes of two shapes written into
+// dst's storage (no allocation when it is large enough); ok is false when
+// they do not broadcast together (BroadcastShapes says why).
+func BroadcastShapesInto(dst, a, b []int) (shape []int, ok bool) {
 	n := max(len(a), len(b))
-	out = out[:0]
+	dst = dst[:0]
 	for i := range n {
 		da, db := 1, 1
 		if j := i - (n - len(a)); j >= 0 {
@@ -460,14 +462,14 @@ func broadcastShapes2(out, a, b []int) []int {
 		}
 		switch {
 		case da == db || db == 1:
-			out = append(out, da)
+			dst = append(dst, da)
 		case da == 1:
-			out = append(out, db)
+			dst = append(dst, db)
 		default:
-			return nil
+			return dst, false
 		}
 	}
-	return out
+	return dst, true
 }
 
 // broadcastView returns the view of a broadcast to shape, with its strides

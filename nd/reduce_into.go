@@ -55,7 +55,7 @@ func ReduceInto(op ReduceOp, dst, a *Array, axes []int) error {
 		return &ShapeError{Op: op.String(), Shapes: [][]int{a.shape},
 			Reason: "zero-size array to reduction operation " + op.ufuncName() + " which has no identity"}
 	}
-	out := Array{dtype: dst.dtype, shape: keep, strides: setCStrides(stBuf[:0], keep), data: dst.data}
+	out := Array{dtype: dst.dtype, shape: keep, strides: CStridesInto(stBuf[:0], keep), data: dst.data}
 	n := 1
 	for _, s := range keep {
 		n *= s

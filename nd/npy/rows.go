@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"unsafe"
+
+	"github.com/tessera-go/tessera/nd"
 )
 
 // Reading rows of a Fortran-order file.
@@ -271,7 +273,7 @@ func (p *fortranRows) read(f *File, buf []byte, base int64, m0, m1 int) error {
 // element whose Fortran-order flat index is m0+i in an array of the given
 // shape: the chunk's matrix rows in file order.
 func fortranOrder(k, q []int, shape []int, m0 int) {
-	cst := cStrides(shape)
+	cst := nd.CStrides(shape) // no axis is 0: the loop takes r % d
 	idx := make([]int, len(shape))
 	r := m0
 	c := 0
@@ -292,16 +294,6 @@ func fortranOrder(k, q []int, shape []int, m0 int) {
 			idx[i] = 0
 		}
 	}
-}
-
-func cStrides(shape []int) []int {
-	cst := make([]int, len(shape))
-	s := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		cst[i] = s
-		s *= shape[i]
-	}
-	return cst
 }
 
 // A transposer moves a chunk's elements into the output rows for one
