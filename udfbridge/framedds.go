@@ -139,17 +139,50 @@ func (f *framedFile) runOf(i int) int {
 }
 
 // read returns frames [start, start+n) restricted to a sig region as a new
-// array (Dataset.Read).
+// array (Dataset.Read). Frames stored as they are read only the region's
+// bytes, one ReadAt per contiguous run of each frame; decoded frames are
+// read whole and decoded (a decoder needs its groups of pixels).
 func (f *framedFile) read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	r := &framedReader{f: f, end: start + n}
-	defer r.Close()
-	a, err := r.Read(ctx, start, n, sigStart, sigShape)
+	if f.decode != nil {
+		r := &framedReader{f: f, end: start + n}
+		defer r.Close()
+		a, err := r.Read(ctx, start, n, sigStart, sigShape)
+		if err != nil {
+			return nil, err
+		}
+		// The reader's memory goes with it: the caller owns a copy.
+		return a.Copy(), nil
+	}
+	sigStart, sigShape, err := checkRead(f.name, dsProd(f.nav), f.sig, start, n, sigStart, sigShape)
 	if err != nil {
 		return nil, err
 	}
-	// The reader's memory is a plain allocation (no free list in a
-	// plain Read's context is assumed): copy, as a caller owns the result.
-	return a.Copy(), nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	item := f.dt.Size()
+	per := dsProd(sigShape) * item
+	out := make([]byte, n*per)
+	r := &framedReader{f: f}
+	defer r.Close()
+	for j := range n {
+		i := start + j
+		run := f.runs[f.runOf(i)]
+		if err := r.open(run.path); err != nil {
+			return nil, err
+		}
+		base := run.offset + int64(i-run.first)*run.stride
+		err := regionRuns(f.sig, sigStart, sigShape, item, func(pos int, off int64, ln int) error {
+			return r.readAt(out[j*per+pos:j*per+pos+ln], base+off)
+		})
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, &DatasetError{Kind: f.kind, Path: run.path, Reason: fmt.Sprintf("reading frame %d", i), Err: err}
+		}
+	}
+	return nd.FromBytes(f.dt, append([]int{n}, sigShape...), out, false, false)
 }
 
 // framedReader is a framed file's per-task reader: it reads a window of

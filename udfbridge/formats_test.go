@@ -1,0 +1,590 @@
+package udfbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/cmplx"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
+	"github.com/tessera-go/tessera/sched"
+)
+
+// Every detector format is checked frame by frame against the array its
+// generator encoded (checkDataset: whole reads, random ranges and sig
+// regions, partitions × tiles through Read and a task's reader, spec
+// round trip), and by SumUDF and SumSigUDF runs against sums of that
+// array (checkSums).
+
+func reshapeT(t testing.TB, a *nd.Array, shape ...int) *nd.Array {
+	t.Helper()
+	r, err := a.Reshape(shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// wantDatasetError checks that err is a *DatasetError whose message names
+// path and contains each of the words.
+func wantDatasetError(t *testing.T, err error, path string, words ...string) {
+	t.Helper()
+	var de *DatasetError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v (%T), want a *DatasetError", err, err)
+	}
+	if !strings.Contains(err.Error(), path) {
+		t.Errorf("error %q does not name %s", err, path)
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+}
+
+var mibCases = []struct {
+	name string
+	spec mibSpec
+	dt   nd.DType
+}{
+	{"U08 1-bit", mibSpec{format: "U08", depth: 1, rows: 16, frames: []int{12}}, nd.Uint8},
+	{"U08 6-bit", mibSpec{format: "U08", depth: 6, rows: 16, frames: []int{12}}, nd.Uint8},
+	{"U16 12-bit", mibSpec{format: "U16", depth: 12, rows: 16, frames: []int{12}}, nd.Uint16},
+	{"U32 24-bit", mibSpec{format: "U32", depth: 24, rows: 16, frames: []int{12}}, nd.Uint32},
+	{"U64 24-bit", mibSpec{format: "U64", depth: 24, rows: 8, frames: []int{12}}, nd.Uint64},
+	{"R64 1-bit", mibSpec{format: "R64", depth: 1, rows: 16, frames: []int{12}}, nd.Uint8},
+	{"R64 6-bit", mibSpec{format: "R64", depth: 6, rows: 16, frames: []int{12}}, nd.Uint8},
+	{"R64 12-bit", mibSpec{format: "R64", depth: 12, rows: 16, frames: []int{12}}, nd.Uint16},
+	{"R64 24-bit", mibSpec{format: "R64", depth: 24, rows: 16, frames: []int{12}}, nd.Uint32},
+	{"quad U16 12-bit", mibSpec{format: "U16", depth: 12, quad: true, rows: 16, frames: []int{12}}, nd.Uint16},
+	{"quad R64 1-bit", mibSpec{format: "R64", depth: 1, quad: true, rows: 128, frames: []int{12}}, nd.Uint8},
+	{"quad R64 6-bit", mibSpec{format: "R64", depth: 6, quad: true, rows: 16, frames: []int{12}}, nd.Uint8},
+	{"quad R64 12-bit", mibSpec{format: "R64", depth: 12, quad: true, rows: 16, frames: []int{12}}, nd.Uint16},
+	{"series of 12 single frames", mibSpec{format: "U16", depth: 12, rows: 8, frames: []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}}, nd.Uint16},
+	{"series of 3 files, R64 6-bit", mibSpec{format: "R64", depth: 6, rows: 16, frames: []int{5, 4, 3}, seq0: 40}, nd.Uint8},
+	{"512-byte headers", mibSpec{format: "U16", depth: 12, rows: 16, frames: []int{12}, headerLen: 512}, nd.Uint16},
+}
+
+func TestMIBDataset(t *testing.T) {
+	for i, c := range mibCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			paths, want := writeMIB(t, dir, "scan", c.spec, c.dt)
+			ds, err := OpenMIB(paths[len(paths)-1], OpenOptions{NavShape: []int{3, 4}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ds.Files(); len(got) != len(paths) {
+				t.Fatalf("files %v, want the %d of the series", got, len(paths))
+			}
+			checkDataset(t, ds, reshapeT(t, want, 3, 4, c.spec.rows, c.spec.rows), 2)
+		})
+	}
+}
+
+func TestMIBNavShape(t *testing.T) {
+	dir := t.TempDir()
+	spec := mibSpec{format: "U16", depth: 12, rows: 8, frames: make([]int, 12)}
+	for i := range spec.frames {
+		spec.frames[i] = 1
+	}
+	paths, want := writeMIB(t, dir, "scan", spec, nd.Uint16)
+	for _, c := range []struct {
+		name string
+		hdr  [][2]string
+		nav  []int
+	}{
+		{"ScanX and ScanY", [][2]string{{"ScanX", "4"}, {"ScanY", "3"}, {"Frames in Acquisition (Number)", "12"}, {"Frames per Trigger (Number)", "12"}}, []int{3, 4}},
+		{"frames per trigger", [][2]string{{"Frames in Acquisition (Number)", "12"}, {"Frames per Trigger (Number)", "6"}}, []int{2, 6}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := writeMIBHDR(t, dir, "scan", c.hdr)
+			ds, err := OpenMIB(hdr, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDataset(t, ds, reshapeT(t, want, append(dsClone(c.nav), 8, 8)...), 2)
+		})
+	}
+	// No .hdr and no nav: a square when the count is one, else a line.
+	ds, err := OpenMIB(paths[0], OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ds.NavShape()) != "[12]" {
+		t.Errorf("nav %v from 12 frames, want [12]", ds.NavShape())
+	}
+	sq := t.TempDir()
+	p16, want16 := writeMIB(t, sq, "sq", mibSpec{format: "U08", depth: 6, rows: 16, frames: []int{16}}, nd.Uint8)
+	if ds, err = OpenMIB(p16[0], OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, ds, reshapeT(t, want16, 4, 4, 16, 16), 2)
+	// SingleFile: only the named file (the series is ordered by sequence
+	// number, scan10.mib being the 10th frame).
+	if ds, err = OpenMIB(filepath.Join(dir, "scan10.mib"), OpenOptions{SingleFile: true}); err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, ds, reshapeT(t, sliceFrames(t, want, 9, 10), 1, 1, 8, 8), 2)
+	// Fewer frames than the nav shape asks for.
+	_, err = OpenMIB(paths[0], OpenOptions{NavShape: []int{4, 4}})
+	wantDatasetError(t, err, paths[0], "12 frames", "16")
+}
+
+func sliceFrames(t testing.TB, a *nd.Array, lo, hi int) *nd.Array {
+	t.Helper()
+	sl := []nd.Slice1{{Start: lo, Stop: hi, Step: 1}}
+	for _, s := range a.Shape()[1:] {
+		sl = append(sl, nd.Slice1{Start: 0, Stop: s, Step: 1})
+	}
+	v, err := a.Slice(sl...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Contiguous()
+}
+
+func TestMIBErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := mibSpec{format: "U16", depth: 12, rows: 8, frames: []int{4}}
+	paths, _ := writeMIB(t, dir, "good", good, nd.Uint16)
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hdrWith := func(old, new string) []byte {
+		b := append([]byte(nil), data...)
+		i := strings.Index(string(b), old)
+		copy(b[i:], new)
+		return b
+	}
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		words []string
+	}{
+		{"wrong magic", append([]byte("MQ2"), data[3:]...), []string{"MQ1"}},
+		{"empty", nil, []string{"MQ1"}},
+		{"header size overflows", hdrWith(",00384,", ",99999,"), []string{"header size"}},
+		{"header size larger than the file", hdrWith(",00384,", ",04000,"), []string{"header"}},
+		{"unknown pixel format", hdrWith(",U16,", ",X16,"), []string{"X16"}},
+		{"raw depth 5", hdrWith(",U16,", ",R64,")[:len(data)-5], []string{"counter depth"}},
+		{"negative width", hdrWith(",0008,0008,", ",-008,0008,"), []string{"width"}},
+		{"truncated to less than a frame", data[:500], []string{"no whole frame"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := c.b
+			if c.name == "raw depth 5" {
+				b = []byte(strings.Replace(string(b), ",12,", ",05,", 1))
+			}
+			p := write("bad.mib", b)
+			_, err := OpenMIB(p, OpenOptions{NavShape: []int{1}, SingleFile: true})
+			wantDatasetError(t, err, p, c.words...)
+		})
+	}
+	// A series whose files disagree, or whose sequence numbers jump.
+	sdir := t.TempDir()
+	writeMIB(t, sdir, "s", mibSpec{format: "U16", depth: 12, rows: 8, frames: []int{2, 2}}, nd.Uint16)
+	other := filepath.Join(t.TempDir(), "o")
+	os.Mkdir(other, 0o755)
+	op, _ := writeMIB(t, other, "o", mibSpec{format: "U08", depth: 6, rows: 8, frames: []int{2}, seq0: 5}, nd.Uint8)
+	b, _ := os.ReadFile(op[0])
+	os.WriteFile(filepath.Join(sdir, "s3.mib"), b, 0o644)
+	_, err = OpenMIB(filepath.Join(sdir, "s1.mib"), OpenOptions{NavShape: []int{4}})
+	wantDatasetError(t, err, filepath.Join(sdir, "s3.mib"), "differs")
+	gdir := t.TempDir()
+	writeMIB(t, gdir, "g", mibSpec{format: "U16", depth: 12, rows: 8, frames: []int{2}}, nd.Uint16)
+	hole := filepath.Join(t.TempDir(), "h")
+	os.Mkdir(hole, 0o755)
+	hp, _ := writeMIB(t, hole, "h", mibSpec{format: "U16", depth: 12, rows: 8, frames: []int{2}, seq0: 9}, nd.Uint16)
+	b, _ = os.ReadFile(hp[0])
+	os.WriteFile(filepath.Join(gdir, "g2.mib"), b, 0o644)
+	_, err = OpenMIB(filepath.Join(gdir, "g.mib"), OpenOptions{NavShape: []int{4}})
+	wantDatasetError(t, err, "g2.mib", "sequence number 9, want 3")
+	// An .hdr without the nav keys, and one that is not an .hdr.
+	hdr := writeMIBHDR(t, dir, "good", [][2]string{{"Frames in Acquisition (Number)", "4"}})
+	_, err = OpenMIB(hdr, OpenOptions{})
+	wantDatasetError(t, err, hdr, "Frames per Trigger")
+	os.WriteFile(hdr, []byte("not a header\n"), 0o644)
+	_, err = OpenMIB(hdr, OpenOptions{})
+	wantDatasetError(t, err, hdr, "HDR")
+	// A file truncated after open: Read fails naming it.
+	ds, err := OpenMIB(paths[0], OpenOptions{NavShape: []int{4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(paths[0], int64(len(data)/2)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ds.Read(context.Background(), 0, 4, nil, nil)
+	wantDatasetError(t, err, paths[0], "reading frames")
+}
+
+func TestEMPADDataset(t *testing.T) {
+	for _, dt := range []nd.DType{nd.Float32, nd.Uint32} {
+		t.Run(dt.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			want := empadFrames(t, dt, 12)
+			xml := writeEMPAD(t, dir, "scan_x4_y3", want, []int{3, 4}, []int{2, 2})
+			opts := OpenOptions{DType: dt}
+			ds, err := OpenEMPAD(xml, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDataset(t, ds, reshapeT(t, want, 3, 4, 128, 128), 2)
+			// The .raw with a nav shape; the xml with another nav.
+			opts.NavShape = []int{12}
+			if ds, err = OpenEMPAD(filepath.Join(dir, "scan_x4_y3.raw"), opts); err != nil {
+				t.Fatal(err)
+			}
+			checkDataset(t, ds, want, 2)
+			opts.NavShape = []int{2, 5}
+			if ds, err = OpenEMPAD(xml, opts); err != nil {
+				t.Fatal(err)
+			}
+			checkDataset(t, ds, reshapeT(t, sliceFrames(t, want, 0, 10), 2, 5, 128, 128), 2)
+		})
+	}
+	dir := t.TempDir()
+	// A file holding the search scan (2×3) where the acquire scan says 4×4.
+	want := empadFrames(t, nd.Float32, 6)
+	xml := writeEMPAD(t, dir, "search", want, []int{4, 4}, []int{2, 3})
+	ds, err := OpenEMPAD(xml, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, ds, reshapeT(t, want, 2, 3, 128, 128), 2)
+	// A series (not a scan): nav (count,).
+	xml = writeEMPAD(t, dir, "series", want, []int{6}, nil)
+	if ds, err = OpenEMPAD(xml, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, ds, want, 2)
+	// Errors: size of neither scan, a .raw without nav, a missing raw,
+	// an xml without raw_file, a dtype EMPAD does not have.
+	xml = writeEMPAD(t, dir, "short", want, []int{3, 3}, []int{1, 1})
+	_, err = OpenEMPAD(xml, OpenOptions{})
+	wantDatasetError(t, err, "short.raw", "acquire scan [3 3] needs 599040")
+	_, err = OpenEMPAD(filepath.Join(dir, "short.raw"), OpenOptions{})
+	wantDatasetError(t, err, "short.raw", "WithNavShape")
+	os.Remove(filepath.Join(dir, "short.raw"))
+	_, err = OpenEMPAD(xml, OpenOptions{})
+	wantDatasetError(t, err, "short.raw", "raw file named by")
+	bad := filepath.Join(dir, "bad.xml")
+	os.WriteFile(bad, []byte("<root><type>scan</type></root>"), 0o644)
+	_, err = OpenEMPAD(bad, OpenOptions{})
+	wantDatasetError(t, err, bad, "raw_file")
+	_, err = OpenEMPAD(filepath.Join(dir, "series.xml"), OpenOptions{DType: nd.Uint16})
+	wantDatasetError(t, err, "series.xml", "float32 or uint32")
+}
+
+func TestMRCDataset(t *testing.T) {
+	dir := t.TempDir()
+	for _, mode := range []int{0, 1, 2, 3, 4, 6, 12} {
+		for _, big := range []bool{false, true} {
+			for _, next := range []int{0, 131} {
+				name := fmt.Sprintf("mode%d-big%v-ext%d", mode, big, next)
+				t.Run(name, func(t *testing.T) {
+					want := mrcValues(t, mode, 6, 5, 7)
+					path := filepath.Join(dir, name+".mrc")
+					writeMRC(t, path, want, mode, next, big)
+					ds, err := OpenMRC(path, OpenOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if h := ds.Header(); h.Mode != mode || h.BigEndian != big || h.NSymBT != next || h.ExtType != "FEI1" {
+						t.Fatalf("header %+v", h)
+					}
+					checkDataset(t, ds, want, 2)
+				})
+			}
+		}
+	}
+	want := mrcValues(t, 2, 6, 5, 7)
+	path := filepath.Join(dir, "nav.mrc")
+	writeMRC(t, path, want, 2, 0, false)
+	ds, err := OpenMRC(path, OpenOptions{NavShape: []int{2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, ds, reshapeT(t, want, 2, 3, 5, 7), 2)
+}
+
+func TestMRCErrors(t *testing.T) {
+	dir := t.TempDir()
+	want := mrcValues(t, 2, 4, 3, 5)
+	good := filepath.Join(dir, "good.mrc")
+	writeMRC(t, good, want, 2, 16, false)
+	data, _ := os.ReadFile(good)
+	with := func(off int, v []byte) []byte {
+		b := append([]byte(nil), data...)
+		copy(b[off:], v)
+		return b
+	}
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		words []string
+	}{
+		{"short header", data[:1000], []string{"header"}},
+		{"truncated data", data[:len(data)-1], []string{"shorter"}},
+		{"NX zero", with(0, []byte{0, 0, 0, 0}), []string{"must be positive"}},
+		{"mode 101", with(12, []byte{101, 0, 0, 0}), []string{"mode 101"}},
+		{"NSYMBT past the file", with(92, []byte{0xff, 0xff, 0xff, 0x7f}), []string{"shorter"}},
+		{"NSYMBT negative", with(92, []byte{0, 0, 0, 0x80}), []string{"negative"}},
+		{"sizes overflow", with(0, []byte{0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f}), []string{"too large"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, "bad.mrc")
+			os.WriteFile(p, c.b, 0o644)
+			_, err := OpenMRC(p, OpenOptions{})
+			wantDatasetError(t, err, p, c.words...)
+		})
+	}
+	_, err := OpenMRC(good, OpenOptions{NavShape: []int{5}})
+	wantDatasetError(t, err, good, "4 frames", "[5]")
+}
+
+// checkSums runs SumUDF and SumSigUDF over ds on Sync and Threaded, in
+// several partitionings, whole-frame and row tiles, with and without a
+// ROI, and compares with the sums of want (nav + sig) in complex128.
+func checkSums(t *testing.T, ds Dataset, want *nd.Array) {
+	t.Helper()
+	sig := ds.SigShape()
+	nav := ds.NavShape()
+	nf, fp := dsProd(nav), dsProd(sig)
+	w, err := want.AsType(nd.Complex128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := nd.Values[complex128](w.Contiguous())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roi := make([]bool, nf)
+	for i := range roi {
+		roi[i] = i%3 != 1
+	}
+	roiArr, err := nd.FromSlice(roi, nav...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(r *Results) []complex128 {
+		a, err := r.RawData("intensity")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, err = a.AsType(nd.Complex128); err != nil {
+			t.Fatal(err)
+		}
+		v, err := nd.Values[complex128](a.Contiguous())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	near := func(what string, got, want []complex128) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+		}
+		for i := range want {
+			if cmplx.Abs(got[i]-want[i]) > 1e-4*(1+cmplx.Abs(want[i])) {
+				t.Fatalf("%s[%d] = %v, want %v (relative tolerance 1e-4: float32 sums)", what, i, got[i], want[i])
+			}
+		}
+	}
+	for _, useROI := range []bool{false, true} {
+		wantSum := make([]complex128, fp)
+		var wantSig []complex128
+		for f := range nf {
+			if useROI && !roi[f] {
+				continue
+			}
+			var s complex128
+			for k := range fp {
+				wantSum[k] += vals[f*fp+k]
+				s += vals[f*fp+k]
+			}
+			wantSig = append(wantSig, s)
+		}
+		for _, sc := range []sched.Scheduler{sched.Sync{}, sched.Threaded{}} {
+			for _, parts := range []int{1, 3, 7} {
+				for _, rows := range []int{0, 1 + sig[0]/3} {
+					opts := []RunOption{WithScheduler(sc), WithPartitions(min(parts, nf))}
+					if rows > 0 {
+						opts = append(opts, WithTileShape(2, append([]int{rows}, sig[1:]...)))
+					}
+					if useROI {
+						opts = append(opts, WithROI(roiArr))
+					}
+					res, err := Run(context.Background(), ds, []UDF{&SumUDF{}, &SumSigUDF{}}, opts...)
+					if err != nil {
+						t.Fatalf("%T roi=%v parts=%d rows=%d: %v", sc, useROI, parts, rows, err)
+					}
+					what := fmt.Sprintf("%T roi=%v parts=%d rows=%d", sc, useROI, parts, rows)
+					near(what+" SumUDF", get(res[0]), wantSum)
+					near(what+" SumSigUDF", get(res[1]), wantSig)
+				}
+			}
+		}
+	}
+}
+
+func TestFormatSums(t *testing.T) {
+	dir := t.TempDir()
+	for _, i := range []int{2, 8, 12, 14} { // U16, R64 12-bit, quad R64 12-bit, series
+		c := mibCases[i]
+		t.Run("mib "+c.name, func(t *testing.T) {
+			sub := filepath.Join(dir, fmt.Sprint(i))
+			os.Mkdir(sub, 0o755)
+			paths, want := writeMIB(t, sub, "scan", c.spec, c.dt)
+			ds, err := OpenMIB(paths[0], OpenOptions{NavShape: []int{3, 4}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSums(t, ds, reshapeT(t, want, 3, 4, c.spec.rows, c.spec.rows))
+		})
+	}
+	t.Run("empad", func(t *testing.T) {
+		want := empadFrames(t, nd.Float32, 12)
+		ds, err := OpenEMPAD(writeEMPAD(t, dir, "e", want, []int{3, 4}, nil), OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSums(t, ds, reshapeT(t, want, 3, 4, 128, 128))
+	})
+	for _, mode := range []int{1, 4, 12} {
+		t.Run(fmt.Sprint("mrc mode ", mode), func(t *testing.T) {
+			want := mrcValues(t, mode, 12, 9, 11)
+			p := filepath.Join(dir, fmt.Sprintf("m%d.mrc", mode))
+			writeMRC(t, p, want, mode, 64, mode == 12)
+			ds, err := OpenMRC(p, OpenOptions{NavShape: []int{4, 3}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSums(t, ds, reshapeT(t, want, 4, 3, 9, 11))
+		})
+	}
+}
+
+var registerTestFormat sync.Once
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	mibPaths, _ := writeMIB(t, dir, "m", mibSpec{format: "U16", depth: 12, rows: 8, frames: []int{9}}, nd.Uint16)
+	hdr := writeMIBHDR(t, dir, "m", [][2]string{{"ScanX", "3"}, {"ScanY", "3"}})
+	empadXML := writeEMPAD(t, dir, "e", empadFrames(t, nd.Float32, 4), []int{2, 2}, nil)
+	mrc := filepath.Join(dir, "x.mrc")
+	writeMRC(t, mrc, mrcValues(t, 2, 3, 4, 5), 2, 0, false)
+	mrcNoExt := filepath.Join(dir, "x.data")
+	b, _ := os.ReadFile(mrc)
+	os.WriteFile(mrcNoExt, b, 0o644)
+	npyPath := filepath.Join(dir, "a.npy")
+	if err := npy.WriteFile(npyPath, formulaArray(t, nd.Float32, []int{2, 3, 4, 5}), false); err != nil {
+		t.Fatal(err)
+	}
+	zarrPath := filepath.Join(dir, "z.zarr")
+	writeZarr(t, zarrPath, formulaArray(t, nd.Uint16, []int{2, 2, 3, 3}), []int{1, 2, 3, 3}, "")
+	rawPath := filepath.Join(dir, "plain.raw")
+	writeRaw(t, rawPath, formulaArray(t, nd.Uint16, []int{2, 2, 3, 3}), 0)
+	for _, c := range []struct {
+		path string
+		opts []OpenOption
+		kind string
+		nav  string
+	}{
+		{mibPaths[0], nil, KindMIB, "[3 3]"},
+		{hdr, nil, KindMIB, "[3 3]"},
+		{mibPaths[0], []OpenOption{WithNavShape(9)}, KindMIB, "[9]"},
+		{empadXML, nil, KindEMPAD, "[2 2]"},
+		{filepath.Join(dir, "e.raw"), nil, KindEMPAD, "[2 2]"},
+		{mrc, nil, KindMRC, "[3]"},
+		{mrcNoExt, nil, KindMRC, "[3]"},
+		{npyPath, nil, KindNPY, "[2 3]"},
+		{npyPath, []OpenOption{WithSigDims(3)}, KindNPY, "[2]"},
+		{zarrPath, nil, KindZarr, "[2 2]"},
+		{rawPath, []OpenOption{WithDType(nd.Uint16), WithNavShape(4), WithSigShape(3, 3)}, KindRaw, "[4]"},
+	} {
+		t.Run(filepath.Base(c.path)+fmt.Sprint(len(c.opts)), func(t *testing.T) {
+			ds, err := Open(c.path, c.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, err := ds.Spec()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Kind != c.kind || fmt.Sprint(ds.NavShape()) != c.nav {
+				t.Errorf("kind %s nav %v, want %s %s", spec.Kind, ds.NavShape(), c.kind, c.nav)
+			}
+			if _, err := ds.Read(context.Background(), 0, 1, nil, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// A raw file without its shape: the error asks for it.
+	_, err := Open(rawPath)
+	if err == nil || !strings.Contains(err.Error(), "WithDType, WithNavShape and WithSigShape") {
+		t.Errorf("raw without shape: %v", err)
+	}
+	var de *DatasetError
+	if !errors.As(err, &de) || de.Path != rawPath {
+		t.Errorf("raw without shape: %v does not wrap a *DatasetError naming the file", err)
+	}
+	// Nothing recognises a text file: every format is listed.
+	txt := filepath.Join(dir, "notes.txt")
+	os.WriteFile(txt, []byte("hello"), 0o644)
+	_, err = Open(txt)
+	var oe *OpenError
+	if !errors.As(err, &oe) || len(oe.Tried) != len(Formats()) {
+		t.Fatalf("text file: %v", err)
+	}
+	for _, f := range Formats() {
+		if !strings.Contains(err.Error(), f+" (not recognised)") {
+			t.Errorf("error %q does not list %s", err, f)
+		}
+	}
+	// A file a format recognises but cannot open: its reason is given.
+	badMIB := filepath.Join(dir, "bad.mib")
+	os.WriteFile(badMIB, []byte("MQ1,000001,00384,nonsense"), 0o644)
+	_, err = Open(badMIB)
+	if err == nil || !strings.Contains(err.Error(), "mib (recognised, but:") || !strings.Contains(err.Error(), badMIB) {
+		t.Errorf("bad mib: %v", err)
+	}
+	if _, err = Open(filepath.Join(dir, "missing.mib")); err == nil || !strings.Contains(err.Error(), "missing.mib") {
+		t.Errorf("missing file: %v", err)
+	}
+	// A registered format is tried after the built-in ones.
+	registerTestFormat.Do(func() {
+		RegisterFormat("test-txt", func(path string, head []byte) bool {
+			return hasExt(path, ".txt") && string(head) == "hello"
+		}, func(path string, o OpenOptions) (Dataset, error) {
+			return nil, fmt.Errorf("test format opens nothing")
+		})
+	})
+	_, err = Open(txt)
+	if err == nil || !strings.Contains(err.Error(), "test-txt (recognised, but: test format opens nothing)") {
+		t.Errorf("registered format: %v", err)
+	}
+	if f := Formats(); f[len(f)-1] != "test-txt" {
+		t.Errorf("formats %v: the registered one is not last", f)
+	}
+}
