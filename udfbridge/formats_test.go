@@ -87,7 +87,7 @@ func TestMIBDataset(t *testing.T) {
 			if got := ds.Files(); len(got) != len(paths) {
 				t.Fatalf("files %v, want the %d of the series", got, len(paths))
 			}
-			checkDataset(t, ds, reshapeT(t, want, 3, 4, c.spec.rows, c.spec.rows), 2)
+			checkFramed(t, ds, reshapeT(t, want, 3, 4, c.spec.rows, c.spec.rows), 2)
 		})
 	}
 }
@@ -113,7 +113,7 @@ func TestMIBNavShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDataset(t, ds, reshapeT(t, want, append(dsClone(c.nav), 8, 8)...), 2)
+			checkFramed(t, ds, reshapeT(t, want, append(dsClone(c.nav), 8, 8)...), 2)
 		})
 	}
 	// No .hdr and no nav: a square when the count is one, else a line.
@@ -129,13 +129,13 @@ func TestMIBNavShape(t *testing.T) {
 	if ds, err = OpenMIB(p16[0], OpenOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	checkDataset(t, ds, reshapeT(t, want16, 4, 4, 16, 16), 2)
+	checkFramed(t, ds, reshapeT(t, want16, 4, 4, 16, 16), 2)
 	// SingleFile: only the named file (the series is ordered by sequence
 	// number, scan10.mib being the 10th frame).
 	if ds, err = OpenMIB(filepath.Join(dir, "scan10.mib"), OpenOptions{SingleFile: true}); err != nil {
 		t.Fatal(err)
 	}
-	checkDataset(t, ds, reshapeT(t, sliceFrames(t, want, 9, 10), 1, 1, 8, 8), 2)
+	checkFramed(t, ds, reshapeT(t, sliceFrames(t, want, 9, 10), 1, 1, 8, 8), 2)
 	// Fewer frames than the nav shape asks for.
 	_, err = OpenMIB(paths[0], OpenOptions{NavShape: []int{4, 4}})
 	wantDatasetError(t, err, paths[0], "12 frames", "16")
@@ -248,18 +248,18 @@ func TestEMPADDataset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDataset(t, ds, reshapeT(t, want, 3, 4, 128, 128), 2)
+			checkFramed(t, ds, reshapeT(t, want, 3, 4, 128, 128), 2)
 			// The .raw with a nav shape; the xml with another nav.
 			opts.NavShape = []int{12}
 			if ds, err = OpenEMPAD(filepath.Join(dir, "scan_x4_y3.raw"), opts); err != nil {
 				t.Fatal(err)
 			}
-			checkDataset(t, ds, want, 2)
+			checkFramed(t, ds, want, 2)
 			opts.NavShape = []int{2, 5}
 			if ds, err = OpenEMPAD(xml, opts); err != nil {
 				t.Fatal(err)
 			}
-			checkDataset(t, ds, reshapeT(t, sliceFrames(t, want, 0, 10), 2, 5, 128, 128), 2)
+			checkFramed(t, ds, reshapeT(t, sliceFrames(t, want, 0, 10), 2, 5, 128, 128), 2)
 		})
 	}
 	dir := t.TempDir()
@@ -270,13 +270,13 @@ func TestEMPADDataset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDataset(t, ds, reshapeT(t, want, 2, 3, 128, 128), 2)
+	checkFramed(t, ds, reshapeT(t, want, 2, 3, 128, 128), 2)
 	// A series (not a scan): nav (count,).
 	xml = writeEMPAD(t, dir, "series", want, []int{6}, nil)
 	if ds, err = OpenEMPAD(xml, OpenOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	checkDataset(t, ds, want, 2)
+	checkFramed(t, ds, want, 2)
 	// Errors: size of neither scan, a .raw without nav, a missing raw,
 	// an xml without raw_file, a dtype EMPAD does not have.
 	xml = writeEMPAD(t, dir, "short", want, []int{3, 3}, []int{1, 1})
@@ -312,7 +312,7 @@ func TestMRCDataset(t *testing.T) {
 					if h := ds.Header(); h.Mode != mode || h.BigEndian != big || h.NSymBT != next || h.ExtType != "FEI1" {
 						t.Fatalf("header %+v", h)
 					}
-					checkDataset(t, ds, want, 2)
+					checkFramed(t, ds, want, 2)
 				})
 			}
 		}
@@ -324,7 +324,7 @@ func TestMRCDataset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDataset(t, ds, reshapeT(t, want, 2, 3, 5, 7), 2)
+	checkFramed(t, ds, reshapeT(t, want, 2, 3, 5, 7), 2)
 }
 
 func TestMRCErrors(t *testing.T) {
@@ -450,7 +450,7 @@ func checkSums(t *testing.T, ds Dataset, want *nd.Array) {
 
 func TestFormatSums(t *testing.T) {
 	dir := t.TempDir()
-	for _, i := range []int{2, 8, 12, 14} { // U16, R64 12-bit, quad R64 12-bit, series
+	for _, i := range []int{2, 8, 12, 14} { // U16, R64 24-bit, quad R64 12-bit, a series of 3 files
 		c := mibCases[i]
 		t.Run("mib "+c.name, func(t *testing.T) {
 			sub := filepath.Join(dir, fmt.Sprint(i))
@@ -587,4 +587,80 @@ func TestOpen(t *testing.T) {
 	if f := Formats(); f[len(f)-1] != "test-txt" {
 		t.Errorf("formats %v: the registered one is not last", f)
 	}
+}
+
+// checkFramed is checkDataset for datasets of small frames. Frames of
+// more than 4096 elements get its checks with tiles of 4 KiB and more:
+// its 1-byte tiles make 10^6 reads and oracle cuts of a 128×128 frame
+// stack (80 s per dataset).
+func checkFramed(t *testing.T, ds Dataset, data *nd.Array, sigDims int) {
+	t.Helper()
+	if dsProd(ds.SigShape()) <= 4096 {
+		checkDataset(t, ds, data, sigDims)
+		return
+	}
+	ctx := context.Background()
+	sh := data.Shape()
+	nav, sig := sh[:len(sh)-sigDims], sh[len(sh)-sigDims:]
+	if fmt.Sprint(ds.NavShape()) != fmt.Sprint(nav) || fmt.Sprint(ds.SigShape()) != fmt.Sprint(sig) || ds.DType() != data.DType() {
+		t.Fatalf("nav %v sig %v dtype %v, want %v %v %v", ds.NavShape(), ds.SigShape(), ds.DType(), nav, sig, data.DType())
+	}
+	navSize := dsProd(nav)
+	check := func(what string, rd TileReader, start, n int, st, ss []int) {
+		t.Helper()
+		got, err := rd.Read(ctx, start, n, st, ss)
+		if err != nil {
+			t.Fatalf("%s Read(%d, %d, %v, %v): %v", what, start, n, st, ss, err)
+		}
+		if st == nil {
+			st, ss = make([]int, len(sig)), sig
+		}
+		if err := sameArray(got.Contiguous(), oracleRead(t, data, sigDims, start, n, st, ss)); err != nil {
+			t.Fatalf("%s Read(%d, %d, %v, %v): %v", what, start, n, st, ss, err)
+		}
+	}
+	for f := range navSize { // frame by frame
+		check("frame", ds, f, 1, nil, nil)
+	}
+	check("all", ds, 0, navSize, nil, nil)
+	check("region", ds, navSize/3, navSize-navSize/3, []int{3, 5}, []int{sig[0] - 7, sig[1] - 6})
+	for _, p := range []int{1, 2, 7} {
+		b := Partitions(navSize, p)
+		for _, target := range []int{4096, 20000, 1 << 20} {
+			ts, depth := TileShape(sig, ds.DType(), target, 0)
+			for i := range p {
+				tiles, err := TileRegions(b[i], b[i+1], sig, ts, depth)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rd := taskReader(ds)
+				if h, ok := rd.(frameHinter); ok {
+					h.hintFrames(b[i+1])
+				}
+				for _, tl := range tiles {
+					check("task reader", rd, tl.Start, tl.N, tl.SigStart, tl.SigShape)
+					if tl.Start == b[i] {
+						check("dataset", ds, tl.Start, tl.N, tl.SigStart, tl.SigShape)
+					}
+				}
+				if c, ok := rd.(interface{ Close() error }); ok && rd != TileReader(ds) {
+					c.Close()
+				}
+			}
+		}
+	}
+	for _, c := range [][2]int{{-1, 1}, {navSize, 1}, {0, navSize + 1}} {
+		if _, err := ds.Read(ctx, c[0], c[1], nil, nil); err == nil {
+			t.Errorf("Read(%d, %d): no error", c[0], c[1])
+		}
+	}
+	spec, err := ds.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds2, err := OpenSpec(spec)
+	if err != nil {
+		t.Fatalf("OpenSpec: %v", err)
+	}
+	check("reopened", ds2, navSize/3, navSize-navSize/3, nil, nil)
 }
