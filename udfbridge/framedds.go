@@ -195,7 +195,7 @@ type framedReader struct {
 	win     listBuf
 	fl      *freelist.List // the run's, from the first Read's context
 	scratch []byte         // stored bytes of a span of frames
-	window  *nd.Array // frames [w0, w0+window.Shape()[0])
+	window  *nd.Array      // frames [w0, w0+window.Shape()[0])
 	w0      int
 	listed  bool
 	file    *os.File

@@ -642,4 +642,6 @@ func (d *MIBDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 }
 
 // TaskReader returns a reader of windows of decoded frames (framedReader).
-func (d *MIBDataset) TaskReader() TileReader { return &framedReader{f: &d.framedFile, end: dsProd(d.nav)} }
+func (d *MIBDataset) TaskReader() TileReader {
+	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
+}

@@ -235,4 +235,6 @@ func (d *MRCDataset) Read(ctx context.Context, start, n int, sigStart, sigShape 
 }
 
 // TaskReader returns a reader of windows of frames (framedReader).
-func (d *MRCDataset) TaskReader() TileReader { return &framedReader{f: &d.framedFile, end: dsProd(d.nav)} }
+func (d *MRCDataset) TaskReader() TileReader {
+	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
+}
