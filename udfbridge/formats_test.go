@@ -234,7 +234,7 @@ func TestMIBErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ds.Read(context.Background(), 0, 4, nil, nil)
-	wantDatasetError(t, err, paths[0], "reading frames")
+	wantDatasetError(t, err, paths[0], "reading frame")
 }
 
 func TestEMPADDataset(t *testing.T) {

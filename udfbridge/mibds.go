@@ -212,11 +212,7 @@ func (h *MIBHeader) derive() error {
 // decoder returns the frame decoder of h's frames (nil: stored as is).
 func (h *MIBHeader) decoder() frameDecoder {
 	if !h.Raw() {
-		if h.DType.Size() == 1 {
-			return nil
-		}
-		w := h.DType.Size()
-		return func(dst, src []byte) { swapCopy(dst, src, w) }
+		return nil // big-endian counts, swapped by the reader (bigEndian)
 	}
 	var seg frameDecoder
 	switch h.Depth {
@@ -233,26 +229,6 @@ func (h *MIBHeader) decoder() frameDecoder {
 		return seg
 	}
 	return quadDecoder(h.Height, h.DType.Size(), h.StoredBytes/(4*h.Height), seg)
-}
-
-// swapCopy copies src to dst reversing the bytes of each w-byte element.
-func swapCopy(dst, src []byte, w int) {
-	switch w {
-	case 2:
-		for i := 0; i+1 < len(src); i += 2 {
-			binary.LittleEndian.PutUint16(dst[i:], binary.BigEndian.Uint16(src[i:]))
-		}
-	case 4:
-		for i := 0; i+3 < len(src); i += 4 {
-			binary.LittleEndian.PutUint32(dst[i:], binary.BigEndian.Uint32(src[i:]))
-		}
-	case 8:
-		for i := 0; i+7 < len(src); i += 8 {
-			binary.LittleEndian.PutUint64(dst[i:], binary.BigEndian.Uint64(src[i:]))
-		}
-	default:
-		copy(dst, src)
-	}
 }
 
 // decodeR1 unpacks 1-bit raw pixels: each 8 stored bytes hold 64 pixels,
@@ -554,7 +530,7 @@ func OpenMIB(path string, opts OpenOptions) (*MIBDataset, error) {
 	}
 	d := &MIBDataset{header: h0, files: files, single: opts.SingleFile}
 	d.framedFile = framedFile{kind: KindMIB, name: "mib file " + path, path: path, runs: runs, nav: nav,
-		sig: []int{h0.Sig[0], h0.Sig[1]}, dt: h0.DType, stored: h0.StoredBytes, decode: h0.decoder()}
+		sig: []int{h0.Sig[0], h0.Sig[1]}, dt: h0.DType, stored: h0.StoredBytes, decode: h0.decoder(), bigEndian: !h0.Raw()}
 	if err := d.check(); err != nil {
 		return nil, err
 	}

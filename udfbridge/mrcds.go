@@ -138,14 +138,8 @@ func (h *MRCHeader) decoder() frameDecoder {
 				binary.LittleEndian.PutUint32(dst[2*i:], math.Float32bits(float32(v)))
 			}
 		}
-	case h.BigEndian && h.StoredItem > 1:
-		w := h.StoredItem
-		if h.Mode == 4 {
-			w = 4 // complex64: two float32
-		}
-		return func(dst, src []byte) { swapCopy(dst, src, w) }
 	}
-	return nil
+	return nil // big-endian files are swapped by the reader (bigEndian)
 }
 
 // halfToFloat32 converts an IEEE 754 binary16 value.
@@ -210,7 +204,7 @@ func OpenMRC(path string, opts OpenOptions) (*MRCDataset, error) {
 	d := &MRCDataset{header: h}
 	d.framedFile = framedFile{kind: KindMRC, name: "mrc file " + path, path: path,
 		runs: []frameRun{{path: path, count: h.NZ, offset: h.DataOffset, stride: int64(h.StoredBytes)}},
-		nav:  nav, sig: []int{h.NY, h.NX}, dt: h.DType, stored: h.StoredBytes, decode: h.decoder()}
+		nav:  nav, sig: []int{h.NY, h.NX}, dt: h.DType, stored: h.StoredBytes, decode: h.decoder(), bigEndian: h.BigEndian && h.decoder() == nil}
 	if err := d.check(); err != nil {
 		return nil, err
 	}
