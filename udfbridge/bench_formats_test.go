@@ -78,11 +78,11 @@ var benchFormats = []benchFormat{
 	}, func(p string, nav int) (Dataset, error) {
 		return OpenEMPAD(p, OpenOptions{NavShape: []int{nav, nav}})
 	}},
-	{"mrc-int16", func(p string, nav int) error {
-		return writeBenchMRC(p, nav, 1, binary.LittleEndian)
+	{"mrc-u16", func(p string, nav int) error {
+		return writeBenchMRC(p, nav, 6, binary.LittleEndian)
 	}, openBenchMRC},
-	{"mrc-int16-big", func(p string, nav int) error {
-		return writeBenchMRC(p, nav, 1, binary.BigEndian)
+	{"mrc-u16-big", func(p string, nav int) error {
+		return writeBenchMRC(p, nav, 6, binary.BigEndian)
 	}, openBenchMRC},
 }
 

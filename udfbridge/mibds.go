@@ -233,18 +233,25 @@ func (h *MIBHeader) decoder() frameDecoder {
 
 // decodeR1 unpacks 1-bit raw pixels: each 8 stored bytes hold 64 pixels,
 // byte 7-k holding pixels 8k..8k+7, least significant bit first. dst is
-// one uint8 per pixel.
+// one uint8 per pixel. A byte's 8 pixels come from r1Table as one
+// little-endian uint64 (the bit loop ran at a third of the speed).
 func decodeR1(dst, src []byte) {
 	for g := 0; g+8 <= len(src); g += 8 {
 		for k := range 8 {
-			b := src[g+7-k]
-			o := dst[8*(g+k) : 8*(g+k)+8]
-			for bit := range 8 {
-				o[bit] = (b >> bit) & 1
-			}
+			binary.LittleEndian.PutUint64(dst[8*(g+k):], r1Table[src[g+7-k]])
 		}
 	}
 }
+
+// r1Table[b] holds bit i of b in byte i.
+var r1Table = func() (t [256]uint64) {
+	for b := range 256 {
+		for bit := range 8 {
+			t[b] |= uint64(b>>bit&1) << (8 * bit)
+		}
+	}
+	return t
+}()
 
 // decodeR6 reverses 6-bit raw pixels (one byte each) in groups of 8.
 func decodeR6(dst, src []byte) {
