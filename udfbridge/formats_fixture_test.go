@@ -432,3 +432,106 @@ func writeMRC(t testing.TB, path string, data *nd.Array, mode, next int, big boo
 		t.Fatal(err)
 	}
 }
+
+// DM4 writer, from the tag format in dm4ds.go's doc: entries are built
+// bottom up, each with its size.
+
+// dmEntry returns a tag entry: kind, name, size, content.
+func dmEntry(kind byte, name string, content []byte) []byte {
+	b := []byte{kind}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(name)))
+	b = append(b, name...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(content)))
+	return append(b, content...)
+}
+
+// dmDirContent returns a directory's contents: flags, count, entries.
+func dmDirContent(entries ...[]byte) []byte {
+	b := []byte{0, 1}
+	b = binary.BigEndian.AppendUint64(b, uint64(len(entries)))
+	for _, e := range entries {
+		b = append(b, e...)
+	}
+	return b
+}
+
+func dmDir(name string, entries ...[]byte) []byte {
+	return dmEntry(20, name, dmDirContent(entries...))
+}
+
+// dmData returns a data tag of the type description and value bytes.
+func dmData(name string, info []uint64, val []byte) []byte {
+	b := []byte("%%%%")
+	b = binary.BigEndian.AppendUint64(b, uint64(len(info)))
+	for _, x := range info {
+		b = binary.BigEndian.AppendUint64(b, x)
+	}
+	return dmEntry(21, name, append(b, val...))
+}
+
+// dmU32 is a uint32 data tag (type 5), little-endian.
+func dmU32(name string, v uint32) []byte {
+	return dmData(name, []uint64{5}, binary.LittleEndian.AppendUint32(nil, v))
+}
+
+// dmFile returns a .dm4 file of the root entries (little-endian data).
+func dmFile(entries ...[]byte) []byte {
+	root := dmDirContent(entries...)
+	b := binary.BigEndian.AppendUint32(nil, 4)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(root)))
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = append(b, root...)
+	return append(b, make([]byte, 8)...)
+}
+
+var dmTypeOf = map[nd.DType]uint64{nd.Int16: 2, nd.Int32: 3, nd.Uint16: 4, nd.Uint32: 5, nd.Float32: 6, nd.Float64: 7, nd.Int8: 9, nd.Uint8: 10}
+var dmCodeOf = map[nd.DType]uint32{nd.Int16: 1, nd.Float32: 2, nd.Uint8: 6, nd.Int32: 7, nd.Int8: 9, nd.Uint16: 10, nd.Uint32: 11, nd.Float64: 12}
+
+// dmImage returns an ImageList entry holding data (C order) with its
+// dimensions written fastest first; swapped adds Meta Data's "Data
+// Order Swapped" = 1.
+func dmImage(data *nd.Array, swapped bool, dimsOverride ...int) []byte {
+	sh := data.Shape()
+	if dimsOverride != nil {
+		sh = dimsOverride
+	}
+	var dims [][]byte
+	for k := len(sh) - 1; k >= 0; k-- {
+		dims = append(dims, dmU32("", uint32(sh[k])))
+	}
+	sh = data.Shape()
+	dt := data.DType()
+	imageData := dmDir("ImageData",
+		dmData("Calibrations", []uint64{20, 15, 0, 3, 0, 6, 0, 6, 0, 4, uint64(len(sh))}, make([]byte, 10*len(sh))),
+		dmData("Data", []uint64{20, dmTypeOf[dt], uint64(data.Size())}, data.Contiguous().AppendBytes(nil, false)),
+		dmData("DataType", []uint64{3}, binary.LittleEndian.AppendUint32(nil, dmCodeOf[dt])),
+		dmDir("Dimensions", dims...),
+		dmU32("PixelDepth", uint32(dt.Size())),
+	)
+	format := []byte{}
+	for _, c := range "Diffraction image" {
+		format = binary.LittleEndian.AppendUint16(format, uint16(c))
+	}
+	meta := []([]byte){dmData("Format", []uint64{20, 4, uint64(len(format) / 2)}, format)}
+	if swapped {
+		meta = append(meta, dmData("Data Order Swapped", []uint64{8}, []byte{1}))
+	}
+	tags := dmDir("ImageTags", dmDir("Meta Data", meta...), dmData("Name", []uint64{18, 3}, []byte("a\x00b\x00c\x00")))
+	return dmDir("", imageData, tags, dmData("UniqueID", []uint64{15, 0, 4, 0, 5, 0, 5, 0, 5, 0, 5}, make([]byte, 16)))
+}
+
+// writeDM4 writes a .dm4 file whose ImageList holds a 2-D thumbnail and
+// the data.
+func writeDM4(t testing.TB, path string, data *nd.Array, swapped bool) {
+	t.Helper()
+	thumb := mrcValues(t, 6, 1, 4, 4)
+	thumb = reshapeT(t, thumb, 4, 4)
+	b := dmFile(
+		dmDir("ApplicationBounds", dmU32("", 0)),
+		dmDir("ImageList", dmImage(thumb, false), dmImage(data, swapped)),
+		dmData("InImageMode", []uint64{8}, []byte{1}),
+	)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -178,3 +178,41 @@ func FuzzParseSidecars(f *testing.F) {
 		_, _ = ParseMRCHeader(b)
 	})
 }
+
+// FuzzOpenDM4 opens fuzzed bytes as a .dm4 file: refused with a
+// *DatasetError naming the file, or opened, and then its first frames
+// read without error and with bounded allocation.
+func FuzzOpenDM4(f *testing.F) {
+	dir := f.TempDir()
+	p := filepath.Join(dir, "seed.dm4")
+	writeDM4(f, p, reshapeT(f, mrcValues(f, 2, 4, 3, 5), 2, 2, 3, 5), true)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(dmFile(dmData("x", []uint64{20, 7, 1 << 40}, nil)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "f.dm4")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var ds *DM4Dataset
+		var err error
+		grew := allocDuring(func() { ds, err = OpenDM4(path, OpenOptions{}) })
+		if limit := uint64(64*len(b)) + 256<<10; grew > limit {
+			t.Fatalf("OpenDM4 of %d bytes allocated %d", len(b), grew)
+		}
+		if err != nil {
+			var de *DatasetError
+			if !errors.As(err, &de) || de.Path != path {
+				t.Fatalf("OpenDM4: %T %v, want a *DatasetError naming the file", err, err)
+			}
+			return
+		}
+		n := min(dsProd(ds.NavShape()), 2)
+		if _, err = ds.Read(context.Background(), 0, n, nil, nil); err != nil {
+			t.Fatalf("Read(0, %d): %v", n, err)
+		}
+	})
+}

@@ -497,6 +497,8 @@ func TestOpen(t *testing.T) {
 	mrcNoExt := filepath.Join(dir, "x.data")
 	b, _ := os.ReadFile(mrc)
 	os.WriteFile(mrcNoExt, b, 0o644)
+	dm4 := filepath.Join(dir, "s.dm4")
+	writeDM4(t, dm4, reshapeT(t, mrcValues(t, 2, 6, 5, 7), 2, 3, 5, 7), true)
 	npyPath := filepath.Join(dir, "a.npy")
 	if err := npy.WriteFile(npyPath, formulaArray(t, nd.Float32, []int{2, 3, 4, 5}), false); err != nil {
 		t.Fatal(err)
@@ -518,6 +520,7 @@ func TestOpen(t *testing.T) {
 		{filepath.Join(dir, "e.raw"), nil, KindEMPAD, "[2 2]"},
 		{mrc, nil, KindMRC, "[3]"},
 		{mrcNoExt, nil, KindMRC, "[3]"},
+		{dm4, nil, KindDM4, "[2 3]"},
 		{npyPath, nil, KindNPY, "[2 3]"},
 		{npyPath, []OpenOption{WithSigDims(3)}, KindNPY, "[2]"},
 		{zarrPath, nil, KindZarr, "[2 2]"},
@@ -663,4 +666,72 @@ func checkFramed(t *testing.T, ds Dataset, data *nd.Array, sigDims int) {
 		t.Fatalf("OpenSpec: %v", err)
 	}
 	check("reopened", ds2, navSize/3, navSize-navSize/3, nil, nil)
+}
+
+func TestDM4Dataset(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		dt      nd.DType
+		shape   []int
+		swapped bool
+	}{
+		{"4-D float32", nd.Float32, []int{3, 4, 5, 7}, true},
+		{"4-D uint16", nd.Uint16, []int{2, 3, 9, 6}, true},
+		{"3-D int16 stack", nd.Int16, []int{6, 5, 7}, false},
+		{"4-D int32", nd.Int32, []int{2, 2, 8, 8}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := mrcValues(t, 2, dsProd(c.shape)/c.shape[len(c.shape)-1], 1, c.shape[len(c.shape)-1])
+			want, err := want.AsType(c.dt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = reshapeT(t, want, c.shape...)
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".dm4")
+			writeDM4(t, path, want, c.swapped)
+			ds, err := OpenDM4(path, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ds.Image().Index != 1 {
+				t.Errorf("image %d read, want 1 (the thumbnail is 0)", ds.Image().Index)
+			}
+			checkFramed(t, ds, want, 2)
+			if len(c.shape) == 4 {
+				checkSums(t, ds, want)
+			}
+		})
+	}
+	// Errors: not C order, truncated, data of another size than the
+	// dimensions, another version, a tag of an unknown kind.
+	want := reshapeT(t, mrcValues(t, 2, 12, 5, 7), 3, 4, 5, 7)
+	path := filepath.Join(dir, "f.dm4")
+	writeDM4(t, path, want, false)
+	_, err := OpenDM4(path, OpenOptions{})
+	wantDatasetError(t, err, path, "not in C order")
+	writeDM4(t, path, want, true)
+	good, _ := os.ReadFile(path)
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		words []string
+	}{
+		{"truncated", good[:len(good)-600], []string{"unexpected EOF"}},
+		{"version 3", append([]byte{0, 0, 0, 3}, good[4:]...), []string{"version 3"}},
+		{"empty", nil, []string{"EOF"}},
+		{"no image list", dmFile(dmU32("x", 1)), []string{"no ImageList"}},
+		{"data size", dmFile(dmDir("ImageList", dmImage(want, true, 3, 4, 5, 8))), []string{"data of 1680 bytes for shape [3 4 5 8]"}},
+		{"tag kind", dmFile(dmEntry(7, "x", nil)), []string{"kind 7"}},
+		{"type description", dmFile(dmData("x", []uint64{20, 99, 4}, nil)), []string{"type description [20 99 4]"}},
+		{"array size overflows", dmFile(dmData("x", []uint64{20, 7, 1 << 62}, nil)), []string{"overflows"}},
+		{"array past the file", dmFile(dmData("x", []uint64{20, 7, 1 << 40}, nil)), []string{"runs past"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, "bad.dm4")
+			os.WriteFile(p, c.b, 0o644)
+			_, err := OpenDM4(p, OpenOptions{})
+			wantDatasetError(t, err, p, c.words...)
+		})
+	}
 }
