@@ -130,6 +130,19 @@
 //     device, and their Where: Device buffers stay device arrays until the
 //     partition is done (device.go).
 //
+// # Detector files
+//
+// Besides raw, npy and zarr: Merlin .mib (mibds.go), EMPAD (empadds.go),
+// MRC (mrcds.go) and Gatan .dm4 (dm4ds.go) files, whose frames lie at
+// computable offsets between headers or footers and may need decoding
+// (big-endian counts, bit-packed and reordered raw MIB pixels, quad chip
+// layouts, float16). Each parses its headers into a frame table and a
+// decoder; framedds.go reads them: a partition task reads a window of
+// whole decoded frames and cuts its tiles from it as views. Open
+// (open.go) detects a file's format, as LiberTEM's load("auto"), through
+// a registry (RegisterFormat) that a format in another package or behind
+// a build tag joins from its init function.
+//
 // # Errors
 //
 // Bad input (a ROI of the wrong size or dtype, get_results returning an
@@ -140,11 +153,15 @@
 // UDF that panics inside a task fails the run with the scheduler's
 // *sched.TaskError wrapping a *sched.PanicError.
 //
-// A dataset file (raw, npy, zarr) that cannot hold what it declares is a
-// *DatasetError naming the file, refused at open before anything is sized
-// from it: nav × sig × itemsize is multiplied with overflow checks
+// A dataset file (raw, npy, zarr, mib, empad, mrc, dm4) that cannot hold
+// what it declares is a *DatasetError naming the file, refused at open
+// before anything is sized from it: nav × sig × itemsize is multiplied with overflow checks
 // (numpy's rule on the non-zero dimensions), offset + data is compared
 // with the file's size without wrapping, a zarr grid of over 1M chunks
 // along its axes is refused before its boundary table is built, and the
 // npy and zarr readers' own errors (*npy.Error, *zarr.Error) are wrapped.
+// The detector formats' frame tables are checked against the files' sizes
+// the same way, and a dm4 tag tree's counts and array sizes against
+// limits and the file before anything is allocated. Open's *OpenError
+// lists every format tried and why each failed.
 package udfbridge
