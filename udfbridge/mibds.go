@@ -254,35 +254,35 @@ var r1Table = func() (t [256]uint64) {
 }()
 
 // decodeR6 reverses 6-bit raw pixels (one byte each) in groups of 8.
-func decodeR6(dst, src []byte) {
-	for g := 0; g+8 <= len(src); g += 8 {
-		for c := range 8 {
-			dst[g+7-c] = src[g+c]
-		}
-	}
-}
+// Reversing 8 bytes is reading them big-endian and writing them
+// little-endian: one 64-bit load and store per group, where a byte loop
+// ran at a quarter of the speed.
+func decodeR6(dst, src []byte) { reverse8(dst, src) }
 
 // decodeR12 reverses 12-bit raw pixels (big-endian uint16) in groups of
-// 4 into little-endian uint16.
-func decodeR12(dst, src []byte) {
+// 4 into little-endian uint16: pixel 3-c of a group is the big-endian
+// pair at 2c, which makes the group's 8 bytes reversed (reverse8).
+func decodeR12(dst, src []byte) { reverse8(dst, src) }
+
+// reverse8 writes each 8 bytes of src to dst in reverse order.
+func reverse8(dst, src []byte) {
 	for g := 0; g+8 <= len(src); g += 8 {
-		for c := range 4 {
-			v := binary.BigEndian.Uint16(src[g+2*c:])
-			binary.LittleEndian.PutUint16(dst[g+2*(3-c):], v)
-		}
+		binary.LittleEndian.PutUint64(dst[g:], binary.BigEndian.Uint64(src[g:]))
 	}
 }
 
 // decodeR24 combines the two 12-bit raw halves of a 24-bit frame, high
-// bits first, into little-endian uint32.
+// bits first, into little-endian uint32. Each half's group of 4 pixels is
+// its 8 bytes reversed (decodeR12), so pixel i of a group is bits
+// 16i..16i+15 of the group read big-endian.
 func decodeR24(dst, src []byte) {
 	half := len(src) / 2
 	hi, lo := src[:half], src[half:]
 	for g := 0; g+8 <= half; g += 8 {
-		for c := range 4 {
-			v := uint32(binary.BigEndian.Uint16(hi[g+2*c:]))<<12 + uint32(binary.BigEndian.Uint16(lo[g+2*c:]))
-			p := g/2 + 3 - c
-			binary.LittleEndian.PutUint32(dst[4*p:], v)
+		h, l := binary.BigEndian.Uint64(hi[g:]), binary.BigEndian.Uint64(lo[g:])
+		o := dst[2*g : 2*g+16]
+		for i := range 4 {
+			binary.LittleEndian.PutUint32(o[4*i:], uint32(uint16(h>>(16*i)))<<12+uint32(uint16(l>>(16*i))))
 		}
 	}
 }
