@@ -74,8 +74,8 @@ func WithDatasetName(name string) OpenOption { return func(o *OpenOptions) { o.D
 // WithSingleFile sets OpenOptions.SingleFile.
 func WithSingleFile() OpenOption { return func(o *OpenOptions) { o.SingleFile = true } }
 
-// sigDims returns SigDims or its default, 2.
-func (o OpenOptions) sigDims() int {
+// SigDimsOrDefault returns SigDims, or its default 2 when it is 0.
+func (o OpenOptions) SigDimsOrDefault() int {
 	if o.SigDims == 0 {
 		return 2
 	}
@@ -275,7 +275,7 @@ func init() {
 		if err := noNav(KindNPY, path, o); err != nil {
 			return nil, err
 		}
-		return OpenNPY(path, o.sigDims())
+		return OpenNPY(path, o.SigDimsOrDefault())
 	})
 	RegisterFormat(KindMIB, func(path string, head []byte) bool {
 		return (len(head) >= 4 && string(head[:4]) == "MQ1,") ||
@@ -299,7 +299,7 @@ func init() {
 		if err := noNav(KindZarr, path, o); err != nil {
 			return nil, err
 		}
-		return OpenZarr(path, o.sigDims())
+		return OpenZarr(path, o.SigDimsOrDefault())
 	})
 	RegisterFormat(KindEMPAD, func(path string, head []byte) bool {
 		if hasExt(path, ".xml") {
