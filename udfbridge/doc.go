@@ -133,9 +133,9 @@
 // # Detector files
 //
 // Besides raw, npy and zarr: Merlin .mib (mibds.go), EMPAD (empadds.go),
-// MRC (mrcds.go) and Gatan .dm4 (dm4ds.go) files, whose frames lie at
-// computable offsets between headers or footers and may need decoding
-// (big-endian counts, bit-packed and reordered raw MIB pixels, quad chip
+// MRC (mrcds.go), Gatan .dm4 (dm4ds.go) and NanoMegas .blo (blods.go)
+// files, whose frames lie at computable offsets between headers or
+// footers and may need decoding (big-endian counts, bit-packed and reordered raw MIB pixels, quad chip
 // layouts, float16). Each parses its headers into a frame table and a
 // decoder; framedds.go reads them: a partition task reads a window of
 // whole decoded frames and cuts its tiles from it as views. Open
@@ -153,8 +153,8 @@
 // UDF that panics inside a task fails the run with the scheduler's
 // *sched.TaskError wrapping a *sched.PanicError.
 //
-// A dataset file (raw, npy, zarr, mib, empad, mrc, dm4) that cannot hold
-// what it declares is a *DatasetError naming the file, refused at open
+// A dataset file (raw, npy, zarr, mib, empad, mrc, dm4, blo) that cannot
+// hold what it declares is a *DatasetError naming the file, refused at open
 // before anything is sized from it: nav × sig × itemsize is multiplied with overflow checks
 // (numpy's rule on the non-zero dimensions), offset + data is compared
 // with the file's size without wrapping, a zarr grid of over 1M chunks

@@ -535,3 +535,41 @@ func writeDM4(t testing.TB, path string, data *nd.Array, swapped bool) {
 		t.Fatal(err)
 	}
 }
+
+// writeBLO writes a .blo file of the frames (ny·nx, side, side) of uint8
+// or uint16 (magic 259 with the bit depth in the text; magic 258 only
+// for uint8), each after a 6-byte frame header, with a bright-field image
+// of ny×nx bytes between the text and the patterns.
+func writeBLO(t testing.TB, path string, frames *nd.Array, ny, nx, magic int) {
+	t.Helper()
+	le := binary.LittleEndian
+	side := frames.Shape()[1]
+	text := "\r\nBlo Version: 3\r\nBlo Bit Depth: " + map[nd.DType]string{nd.Uint8: "8", nd.Uint16: "16"}[frames.DType()] + " bits\r\nOther: x\r\n"
+	h := make([]byte, bloHeaderBytes)
+	copy(h, "IMGBLO")
+	le.PutUint16(h[6:], uint16(magic))
+	vbf := bloHeaderBytes
+	if magic == 259 {
+		vbf += len(text) + 3
+	}
+	le.PutUint32(h[8:], uint32(vbf))
+	le.PutUint32(h[12:], uint32(vbf+ny*nx+17))
+	le.PutUint16(h[20:], uint16(side))
+	le.PutUint16(h[24:], uint16(nx))
+	le.PutUint16(h[26:], uint16(ny))
+	le.PutUint64(h[30:], math.Float64bits(1.5))
+	b := h
+	if magic == 259 {
+		b = append(append(b, text...), 0, 0, 0)
+	}
+	b = append(b, make([]byte, ny*nx+17)...) // the bright-field image and a gap
+	fb := side * side * frames.DType().Size()
+	all := frames.Contiguous().AppendBytes(nil, false)
+	for i := range ny * nx {
+		b = append(b, 0xAA, 0x55, byte(i), byte(i>>8), 0, 0)
+		b = append(b, all[i*fb:(i+1)*fb]...)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

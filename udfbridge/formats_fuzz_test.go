@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tessera-go/tessera/nd"
 )
 
 // FuzzParseMIBHeader parses fuzzed headers: an error, or a header whose
@@ -207,6 +209,40 @@ func FuzzOpenDM4(f *testing.F) {
 			var de *DatasetError
 			if !errors.As(err, &de) || de.Path != path {
 				t.Fatalf("OpenDM4: %T %v, want a *DatasetError naming the file", err, err)
+			}
+			return
+		}
+		n := min(dsProd(ds.NavShape()), 2)
+		if _, err = ds.Read(context.Background(), 0, n, nil, nil); err != nil {
+			t.Fatalf("Read(0, %d): %v", n, err)
+		}
+	})
+}
+
+// FuzzOpenBLO opens fuzzed bytes as a .blo file: refused with a
+// *DatasetError naming the file, or opened, and then its first frames
+// read without error.
+func FuzzOpenBLO(f *testing.F) {
+	dir := f.TempDir()
+	for _, magic := range []int{258, 259} {
+		p := filepath.Join(dir, "seed.blo")
+		writeBLO(f, p, mibValues(f, nd.Uint8, 8, 4, 5, 1), 2, 2, magic)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "f.blo")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := OpenBLO(path, OpenOptions{})
+		if err != nil {
+			var de *DatasetError
+			if !errors.As(err, &de) || de.Path != path {
+				t.Fatalf("OpenBLO: %T %v, want a *DatasetError naming the file", err, err)
 			}
 			return
 		}

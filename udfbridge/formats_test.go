@@ -735,3 +735,61 @@ func TestDM4Dataset(t *testing.T) {
 		})
 	}
 }
+
+func TestBLODataset(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		dt    nd.DType
+		magic int
+	}{{"uint8 magic 258", nd.Uint8, 258}, {"uint8 magic 259", nd.Uint8, 259}, {"uint16", nd.Uint16, 259}} {
+		t.Run(c.name, func(t *testing.T) {
+			want := mibValues(t, c.dt, 8*c.dt.Size(), 12, 9, uint64(c.magic))
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".blo")
+			writeBLO(t, path, want, 3, 4, c.magic)
+			ds, err := OpenBLO(path, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFramed(t, ds, reshapeT(t, want, 3, 4, 9, 9), 2)
+			checkSums(t, ds, reshapeT(t, want, 3, 4, 9, 9))
+		})
+	}
+	want := mibValues(t, nd.Uint8, 8, 12, 9, 1)
+	path := filepath.Join(dir, "f.blo")
+	writeBLO(t, path, want, 3, 4, 259)
+	good, _ := os.ReadFile(path)
+	with := func(off int, v ...byte) []byte {
+		b := append([]byte(nil), good...)
+		copy(b[off:], v)
+		return b
+	}
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		words []string
+	}{
+		{"truncated", good[:len(good)-1], []string{"shorter"}},
+		{"short header", good[:100], []string{"header"}},
+		{"magic", with(6, 1, 1), []string{"magic 257"}},
+		{"id", with(0, 'X'), []string{"IMGBLO"}},
+		{"side 0", with(20, 0, 0), []string{"must be positive"}},
+		{"patterns in the header", with(12, 10, 0, 0, 0), []string{"inside the header"}},
+		{"patterns past the file", with(12, 0xff, 0xff, 0xff, 0x7f), []string{"shorter"}},
+		{"bit depth 12", []byte(strings.Replace(string(good), "Depth: 8 bits", "Depth: 12bits", 1)), []string{"bit depth"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, "bad.blo")
+			os.WriteFile(p, c.b, 0o644)
+			_, err := OpenBLO(p, OpenOptions{})
+			wantDatasetError(t, err, p, c.words...)
+		})
+	}
+	ds, err := Open(path, WithNavShape(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec, _ := ds.Spec(); spec.Kind != KindBLO || fmt.Sprint(ds.NavShape()) != "[12]" {
+		t.Errorf("Open: %v %v", spec.Kind, ds.NavShape())
+	}
+}

@@ -183,7 +183,7 @@ const openHeadBytes = 4096
 // Open opens the dataset at path in the format detected from its
 // extension, first bytes and sidecar files (as LiberTEM's load("auto")):
 // .npy, a zarr directory, Merlin .mib/.hdr, EMPAD .xml (or its .raw),
-// MRC, Gatan .dm4, and whatever else is registered (RegisterFormat). A raw file needs
+// MRC, Gatan .dm4, NanoMegas .blo, and whatever else is registered (RegisterFormat). A raw file needs
 // WithDType, WithNavShape and WithSigShape. When no format opens it, the
 // *OpenError lists each format and why.
 func Open(path string, opts ...OpenOption) (Dataset, error) {
@@ -265,7 +265,7 @@ func noNav(kind string, path string, o OpenOptions) error {
 }
 
 // The formats of this package, in the order Open tries them: magic bytes
-// first (npy, MIB, MRC, DM4), then directories (zarr), then sidecar files
+// first (npy, MIB, MRC, DM4, BLO), then directories (zarr), then sidecar files
 // (MIB .hdr, EMPAD .xml, EMPAD .raw beside its .xml), and raw last, as it
 // is recognised by its extension alone.
 func init() {
@@ -292,6 +292,11 @@ func init() {
 		return len(head) >= 16 && string(head[:4]) == "\x00\x00\x00\x04" && head[12]|head[13]|head[14] == 0 && head[15] <= 1
 	}, func(path string, o OpenOptions) (Dataset, error) {
 		return OpenDM4(path, o)
+	})
+	RegisterFormat(KindBLO, func(path string, head []byte) bool {
+		return len(head) >= 6 && string(head[:6]) == "IMGBLO"
+	}, func(path string, o OpenOptions) (Dataset, error) {
+		return OpenBLO(path, o)
 	})
 	RegisterFormat(KindZarr, func(path string, head []byte) bool {
 		return head == nil && (exists(filepath.Join(path, ".zarray")) || exists(filepath.Join(path, "zarr.json")))
