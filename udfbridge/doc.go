@@ -155,8 +155,9 @@
 //
 // A dataset file (raw, npy, zarr, mib, empad, mrc, dm4, blo) that cannot
 // hold what it declares is a *DatasetError naming the file, refused at open
-// before anything is sized from it: nav × sig × itemsize is multiplied with overflow checks
-// (numpy's rule on the non-zero dimensions), offset + data is compared
+// before anything is sized from it: nav × sig × itemsize is multiplied
+// with overflow checks (numpy's rule on the non-zero dimensions), offset +
+// data is compared
 // with the file's size without wrapping, a zarr grid of over 1M chunks
 // along its axes is refused before its boundary table is built, and the
 // npy and zarr readers' own errors (*npy.Error, *zarr.Error) are wrapped.
