@@ -157,10 +157,10 @@
 // hold what it declares is a *DatasetError naming the file, refused at open
 // before anything is sized from it: nav × sig × itemsize is multiplied
 // with overflow checks (numpy's rule on the non-zero dimensions), offset +
-// data is compared
-// with the file's size without wrapping, a zarr grid of over 1M chunks
-// along its axes is refused before its boundary table is built, and the
-// npy and zarr readers' own errors (*npy.Error, *zarr.Error) are wrapped.
+// data is compared with the file's size without wrapping, a zarr grid of
+// over 1M chunks along its axes is refused before its boundary table is
+// built, and the npy and zarr readers' own errors (*npy.Error,
+// *zarr.Error) are wrapped.
 // The detector formats' frame tables are checked against the files' sizes
 // the same way, and a dm4 tag tree's counts and array sizes against
 // limits and the file before anything is allocated. Open's *OpenError
