@@ -793,3 +793,47 @@ func TestBLODataset(t *testing.T) {
 		t.Errorf("Open: %v %v", spec.Kind, ds.NavShape())
 	}
 }
+
+// TestFramedReaderAllocs: a task reader's tiles cut from its window (every
+// sig region of the frames it holds) allocate nothing; a window refill
+// allocates at most one closure.
+func TestFramedReaderAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	dir := t.TempDir()
+	paths, _ := writeMIB(t, dir, "a", mibSpec{format: "R64", depth: 12, rows: 16, frames: []int{12}}, nd.Uint16)
+	ds, err := OpenMIB(paths[0], OpenOptions{NavShape: []int{12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := ds.TaskReader().(*framedReader)
+	defer rd.Close()
+	ctx := context.Background()
+	// Regions given, as a task gives them (nil means the whole frame
+	// and costs checkRead two slices).
+	st, sh, whole, sig := []int{4, 0}, []int{4, 16}, []int{0, 0}, []int{16, 16}
+	if _, err := rd.Read(ctx, 0, 12, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := rd.Read(ctx, 3, 2, st, sh); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rd.Read(ctx, 5, 7, whole, sig); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("tiles inside the window: %v allocations, want 0", n)
+	}
+	i := 0
+	if n := testing.AllocsPerRun(100, func() {
+		i = (i + 5) % 12
+		if _, err := rd.Read(ctx, i, 1, st, sh); err != nil { // a window of the frame
+			t.Fatal(err)
+		}
+		rd.window = nil // the next read refills
+	}); n > 1 {
+		t.Errorf("window refill: %v allocations, want at most 1", n)
+	}
+}
