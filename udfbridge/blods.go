@@ -42,7 +42,7 @@ func init() {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, fmt.Errorf("udfbridge: blo dataset parameters: %w", err)
 		}
-		return OpenBLO(p.Path, OpenOptions{NavShape: p.Nav})
+		return OpenBLO(p.Path, OpenOptions{NavShape: p.Nav, SyncOffset: p.Sync})
 	})
 }
 
@@ -157,7 +157,7 @@ func OpenBLO(path string, opts OpenOptions) (*BLODataset, error) {
 	}
 	fb := h.Side * h.Side * h.DType.Size()
 	d := &BLODataset{header: h}
-	d.framedFile = framedFile{kind: KindBLO, name: "blo file " + path, path: path,
+	d.framedFile = framedFile{kind: KindBLO, skip: opts.SyncOffset, name: "blo file " + path, path: path,
 		runs: []frameRun{{path: path, count: h.NX * h.NY, offset: h.PatternsOffset + bloFrameHeader, stride: int64(bloFrameHeader + fb)}},
 		nav:  nav, sig: []int{h.Side, h.Side}, dt: h.DType, stored: fb}
 	if err := d.check(); err != nil {
@@ -175,7 +175,7 @@ func (d *BLODataset) DType() nd.DType { return d.dt }
 func (d *BLODataset) String() string  { return d.name }
 
 func (d *BLODataset) Spec() (DatasetSpec, error) {
-	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav})
+	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Sync: d.skip})
 	return DatasetSpec{Kind: KindBLO, Params: b}, err
 }
 

@@ -47,7 +47,7 @@ func init() {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, fmt.Errorf("udfbridge: dm4 dataset parameters: %w", err)
 		}
-		return OpenDM4(p.Path, OpenOptions{NavShape: p.Nav})
+		return OpenDM4(p.Path, OpenOptions{NavShape: p.Nav, SyncOffset: p.Sync})
 	})
 }
 
@@ -446,7 +446,7 @@ func OpenDM4(path string, opts OpenOptions) (*DM4Dataset, error) {
 	sig := dsClone(best.Shape[k:])
 	fb := dsProd(sig) * best.DType.Size()
 	d := &DM4Dataset{image: best}
-	d.framedFile = framedFile{kind: KindDM4, name: "dm4 file " + path, path: path,
+	d.framedFile = framedFile{kind: KindDM4, skip: opts.SyncOffset, name: "dm4 file " + path, path: path,
 		runs: []frameRun{{path: path, count: dsProd(best.Shape[:k]), offset: best.Offset, stride: int64(fb)}},
 		nav:  nav, sig: sig, dt: best.DType, stored: fb}
 	if err := d.check(); err != nil {
@@ -464,7 +464,7 @@ func (d *DM4Dataset) DType() nd.DType { return d.dt }
 func (d *DM4Dataset) String() string  { return d.name }
 
 func (d *DM4Dataset) Spec() (DatasetSpec, error) {
-	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav})
+	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Sync: d.skip})
 	return DatasetSpec{Kind: KindDM4, Params: b}, err
 }
 

@@ -45,7 +45,7 @@ func init() {
 		if err != nil {
 			return nil, &DatasetError{Kind: KindEMPAD, Path: p.Path, Reason: "dtype", Err: err}
 		}
-		return OpenEMPAD(p.Path, OpenOptions{NavShape: p.Nav, DType: dt})
+		return OpenEMPAD(p.Path, OpenOptions{NavShape: p.Nav, DType: dt, SyncOffset: p.Sync})
 	})
 }
 
@@ -53,6 +53,7 @@ type empadParams struct {
 	Path  string `json:"path"`
 	Nav   []int  `json:"nav"`
 	DType string `json:"dtype"`
+	Sync  int    `json:"sync_offset,omitempty"`
 }
 
 // EMPADInfo is what an EMPAD .xml file says.
@@ -196,7 +197,7 @@ func OpenEMPAD(path string, opts OpenOptions) (*EMPADDataset, error) {
 		return nil, bad(raw, err, "stat")
 	}
 	d := &EMPADDataset{raw: raw}
-	d.framedFile = framedFile{kind: KindEMPAD, name: "empad file " + raw, path: path,
+	d.framedFile = framedFile{kind: KindEMPAD, skip: opts.SyncOffset, name: "empad file " + raw, path: path,
 		runs: []frameRun{{path: raw, count: int(min(st.Size()/stride, 1<<40)), stride: stride}},
 		nav:  nav, sig: []int{empadSide, empadSide}, dt: dt, stored: empadSide * empadSide * empadItemBytes}
 	if err := d.check(); err != nil {
@@ -251,7 +252,7 @@ func (d *EMPADDataset) DType() nd.DType { return d.dt }
 func (d *EMPADDataset) String() string  { return d.name }
 
 func (d *EMPADDataset) Spec() (DatasetSpec, error) {
-	b, err := json.Marshal(empadParams{Path: d.path, Nav: d.nav, DType: d.dt.Descr()})
+	b, err := json.Marshal(empadParams{Path: d.path, Nav: d.nav, DType: d.dt.Descr(), Sync: d.skip})
 	return DatasetSpec{Kind: KindEMPAD, Params: b}, err
 }
 

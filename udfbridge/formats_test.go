@@ -837,3 +837,46 @@ func TestFramedReaderAllocs(t *testing.T) {
 		t.Errorf("window refill: %v allocations, want at most 1", n)
 	}
 }
+
+// TestSyncOffset: a positive sync offset skips stored frames, a negative
+// one puts frames of zeros first (LiberTEM's sync_offset), through Read,
+// task readers, runs and the spec; stored frames too few for the shifted
+// nav are refused.
+func TestSyncOffset(t *testing.T) {
+	dir := t.TempDir()
+	paths, want := writeMIB(t, dir, "s", mibSpec{format: "R64", depth: 12, rows: 8, frames: []int{5, 7}}, nd.Uint16)
+	// 3 frames of zeros, then frames 0..8: the bytes put together.
+	shifted, err := nd.FromBytes(nd.Uint16, []int{12, 8, 8},
+		append(make([]byte, 3*8*8*2), sliceFrames(t, want, 0, 9).AppendBytes(nil, false)...), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sync int
+		nav  []int
+		want *nd.Array
+	}{
+		{2, []int{2, 5}, sliceFrames(t, want, 2, 12)},
+		{-3, []int{3, 4}, shifted},
+	} {
+		t.Run(fmt.Sprint(c.sync), func(t *testing.T) {
+			ds, err := Open(paths[0], WithNavShape(c.nav...), WithSyncOffset(c.sync))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := reshapeT(t, c.want, append(dsClone(c.nav), 8, 8)...)
+			checkFramed(t, ds, w, 2)
+			checkSums(t, ds, w)
+		})
+	}
+	_, err = OpenMIB(paths[0], OpenOptions{NavShape: []int{12}, SyncOffset: 1})
+	wantDatasetError(t, err, paths[0], "12 frames stored, fewer than the 13", "sync offset 1")
+	mrc := filepath.Join(dir, "m.mrc")
+	mw := mrcValues(t, 2, 6, 3, 4)
+	writeMRC(t, mrc, mw, 2, 0, false)
+	ds, err := OpenMRC(mrc, OpenOptions{NavShape: []int{4}, SyncOffset: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFramed(t, ds, sliceFrames(t, mw, 2, 6), 2)
+}

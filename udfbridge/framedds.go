@@ -59,6 +59,9 @@ type framedFile struct {
 	// bigEndian: frames stored as they are but big-endian (decode nil),
 	// swapped in place after the read.
 	bigEndian bool
+	// skip is the sync offset: dataset frame i is stored frame i+skip,
+	// and frames of zeros where i+skip < 0.
+	skip int
 }
 
 // framedWindowBytes bounds the frames a task reads at once (at least the
@@ -88,7 +91,10 @@ func (f *framedFile) check() error {
 	if f.stored < 0 || (f.decode == nil && int64(f.stored) != frame) {
 		return bad(f.path, nil, "stored frame of %d bytes for a frame of %d bytes", f.stored, frame)
 	}
-	need := dsProd(f.nav)
+	if f.skip < -math.MaxInt32 || f.skip > math.MaxInt32 {
+		return bad(f.path, nil, "sync offset %d out of range", f.skip)
+	}
+	need := dsProd(f.nav) + f.skip // stored frames read
 	next := 0
 	sizes := map[string]int64{}
 	for _, r := range f.runs {
@@ -121,6 +127,9 @@ func (f *framedFile) check() error {
 		}
 	}
 	if next < need {
+		if f.skip != 0 {
+			return bad(f.path, nil, "%d frames stored, fewer than the %d of nav shape %v with sync offset %d", next, need, f.nav, f.skip)
+		}
 		return bad(f.path, nil, "%d frames stored, fewer than the %d of nav shape %v", next, need, f.nav)
 	}
 	return nil
@@ -172,7 +181,10 @@ func (f *framedFile) read(ctx context.Context, start, n int, sigStart, sigShape 
 	r := &framedReader{f: f}
 	defer r.Close()
 	for j := range n {
-		i := start + j
+		i := start + j + f.skip
+		if i < 0 {
+			continue // a frame of zeros (out is zeroed)
+		}
 		run := f.runs[f.runOf(i)]
 		if err := r.open(run.path); err != nil {
 			return nil, err
@@ -288,12 +300,18 @@ func (r *framedReader) readFrames(dst []byte, start, m int) error {
 	f := r.f
 	fb := f.frameBytes()
 	for i := start; i < start+m; {
-		k := f.runOf(i)
+		if j := i + f.skip; j < 0 { // before the first stored frame
+			cnt := min(start+m-i, -j)
+			clear(dst[(i-start)*fb : (i-start+cnt)*fb])
+			i += cnt
+			continue
+		}
+		k := f.runOf(i + f.skip)
 		if k >= len(f.runs) {
 			return &DatasetError{Kind: f.kind, Path: f.path, Reason: fmt.Sprintf("frame %d is in no file", i)}
 		}
 		run := f.runs[k]
-		j0 := i - run.first
+		j0 := i + f.skip - run.first
 		cnt := min(start+m-i, run.count-j0)
 		if err := r.open(run.path); err != nil {
 			return err

@@ -48,7 +48,7 @@ func init() {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, fmt.Errorf("udfbridge: mib dataset parameters: %w", err)
 		}
-		return OpenMIB(p.Path, OpenOptions{NavShape: p.Nav, SingleFile: p.Single})
+		return OpenMIB(p.Path, OpenOptions{NavShape: p.Nav, SingleFile: p.Single, SyncOffset: p.Sync})
 	})
 }
 
@@ -56,6 +56,7 @@ type mibParams struct {
 	Path   string `json:"path"`
 	Nav    []int  `json:"nav"`
 	Single bool   `json:"single,omitempty"`
+	Sync   int    `json:"sync_offset,omitempty"`
 }
 
 // MIBHeader is the parsed header of one .mib frame.
@@ -536,7 +537,7 @@ func OpenMIB(path string, opts OpenOptions) (*MIBDataset, error) {
 		nav = squareOrLine(count)
 	}
 	d := &MIBDataset{header: h0, files: files, single: opts.SingleFile}
-	d.framedFile = framedFile{kind: KindMIB, name: "mib file " + path, path: path, runs: runs, nav: nav,
+	d.framedFile = framedFile{kind: KindMIB, skip: opts.SyncOffset, name: "mib file " + path, path: path, runs: runs, nav: nav,
 		sig: []int{h0.Sig[0], h0.Sig[1]}, dt: h0.DType, stored: h0.StoredBytes, decode: h0.decoder(), bigEndian: !h0.Raw()}
 	if err := d.check(); err != nil {
 		return nil, err
@@ -616,7 +617,7 @@ func (d *MIBDataset) DType() nd.DType { return d.dt }
 func (d *MIBDataset) String() string  { return d.name }
 
 func (d *MIBDataset) Spec() (DatasetSpec, error) {
-	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Single: d.single})
+	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Single: d.single, Sync: d.skip})
 	return DatasetSpec{Kind: KindMIB, Params: b}, err
 }
 

@@ -34,7 +34,7 @@ func init() {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, fmt.Errorf("udfbridge: mrc dataset parameters: %w", err)
 		}
-		return OpenMRC(p.Path, OpenOptions{NavShape: p.Nav})
+		return OpenMRC(p.Path, OpenOptions{NavShape: p.Nav, SyncOffset: p.Sync})
 	})
 }
 
@@ -202,7 +202,7 @@ func OpenMRC(path string, opts OpenOptions) (*MRCDataset, error) {
 		nav = []int{h.NZ}
 	}
 	d := &MRCDataset{header: h}
-	d.framedFile = framedFile{kind: KindMRC, name: "mrc file " + path, path: path,
+	d.framedFile = framedFile{kind: KindMRC, skip: opts.SyncOffset, name: "mrc file " + path, path: path,
 		runs: []frameRun{{path: path, count: h.NZ, offset: h.DataOffset, stride: int64(h.StoredBytes)}},
 		nav:  nav, sig: []int{h.NY, h.NX}, dt: h.DType, stored: h.StoredBytes, decode: h.decoder(), bigEndian: h.BigEndian && h.decoder() == nil}
 	if err := d.check(); err != nil {
@@ -220,7 +220,7 @@ func (d *MRCDataset) DType() nd.DType { return d.dt }
 func (d *MRCDataset) String() string  { return d.name }
 
 func (d *MRCDataset) Spec() (DatasetSpec, error) {
-	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav})
+	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Sync: d.skip})
 	return DatasetSpec{Kind: KindMRC, Params: b}, err
 }
 

@@ -44,6 +44,11 @@ type OpenOptions struct {
 	DatasetName string
 	// SingleFile reads only the named .mib file, not its numbered series.
 	SingleFile bool
+	// SyncOffset shifts the frames of a detector file (MIB, EMPAD, MRC,
+	// DM4, BLO) against the nav, as LiberTEM's sync_offset: k > 0 skips
+	// the first k stored frames, k < 0 puts -k frames of zeros first.
+	// The stored frames must still cover the rest of the nav.
+	SyncOffset int
 }
 
 // An OpenOption sets a field of OpenOptions.
@@ -70,6 +75,9 @@ func WithOffset(off int64) OpenOption { return func(o *OpenOptions) { o.Offset =
 
 // WithDatasetName sets OpenOptions.DatasetName.
 func WithDatasetName(name string) OpenOption { return func(o *OpenOptions) { o.DatasetName = name } }
+
+// WithSyncOffset sets OpenOptions.SyncOffset.
+func WithSyncOffset(k int) OpenOption { return func(o *OpenOptions) { o.SyncOffset = k } }
 
 // WithSingleFile sets OpenOptions.SingleFile.
 func WithSingleFile() OpenOption { return func(o *OpenOptions) { o.SingleFile = true } }
