@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/cmplx"
 	"os"
 	"path/filepath"
@@ -867,6 +868,20 @@ func TestSyncOffset(t *testing.T) {
 			w := reshapeT(t, c.want, append(dsClone(c.nav), 8, 8)...)
 			checkFramed(t, ds, w, 2)
 			checkSums(t, ds, w)
+			// One reader, late frames first: the window memory they
+			// leave is reused for the first frames (zeros or not).
+			rd := ds.(TaskReaderDataset).TaskReader()
+			defer rd.(io.Closer).Close()
+			for _, st := range []int{dsProd(c.nav) - 4, 0} {
+				rd.(frameHinter).hintFrames(st + 4) // windows of 4 frames
+				got, err := rd.Read(context.Background(), st, 4, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameArray(got.Contiguous(), sliceFrames(t, c.want, st, st+4)); err != nil {
+					t.Fatalf("frames [%d, %d) after others: %v", st, st+4, err)
+				}
+			}
 		})
 	}
 	_, err = OpenMIB(paths[0], OpenOptions{NavShape: []int{12}, SyncOffset: 1})
