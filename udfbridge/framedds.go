@@ -72,8 +72,9 @@ type framedFile struct {
 const framedWindowBytes = 2 << 20
 
 // check validates the table against the files: every run lies inside its
-// file (with overflow checks), runs cover frames [0, nav) in order, and
-// the frame and stored sizes are sane. It is called once at open.
+// file (with overflow checks), runs cover the stored frames the nav reads
+// ([0, nav+skip)) in order, and the frame and stored sizes are sane. It
+// is called once at open.
 func (f *framedFile) check() error {
 	bad := func(path string, err error, format string, args ...any) error {
 		return &DatasetError{Kind: f.kind, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
