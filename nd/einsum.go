@@ -1,0 +1,391 @@
+package nd
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Einstein summation. A subscripts string ("ij,jk->ik", "ii", "...j,j")
+// is parsed once into an EinsumSpec: every letter (and every axis an
+// ellipsis stands for) becomes a label number; the output lists labels,
+// the operands' axes list labels, and the labels missing from the output
+// are summed over. Einsum then runs one loop over all labels, output
+// labels outermost, with each operand's offset advanced by the sum of its
+// strides for the label (a label repeated within one operand is its
+// diagonal). Products are accumulated in int64, uint64 (bool as 0/1:
+// "any of the ands"), float64 or complex128 and cast to numpy's result
+// type, which is the operands' ResultType: int8 wraps as numpy's int8 loop
+// does, float32 is rounded once at the end (numpy accumulates in float32,
+// so float32 results agree to float32 precision, not bit for bit).
+//
+// Rejected: contracting pairwise through Tensordot (numpy's optimize=True)
+// needs a contraction order search and transposes, and cannot do
+// diagonals; the single loop is what numpy's optimize=False does.
+
+// EinsumSpec is a parsed subscripts string for operands of given ranks.
+type EinsumSpec struct {
+	// In lists, per operand, the label of each axis.
+	In [][]int
+	// Out lists the labels of the output's axes.
+	Out []int
+	// NLabels is the number of distinct labels.
+	NLabels int
+	// Names holds each label's letter; axes of an ellipsis have 0.
+	Names []rune
+}
+
+// ParseEinsum parses subscripts for operands of ranks ndims, as
+// numpy.einsum: explicit ("ij,jk->ik") or implicit ("ij,jk": the letters
+// that appear once, in alphabetical order, uppercase first) output, and
+// "..." for the axes not named (broadcast across operands, first in an
+// implicit output).
+func ParseEinsum(subscripts string, ndims []int) (*EinsumSpec, error) {
+	fail := func(format string, args ...any) (*EinsumSpec, error) {
+		return nil, &ShapeError{Op: "einsum", Reason: fmt.Sprintf(format, args...)}
+	}
+	s := strings.ReplaceAll(subscripts, " ", "")
+	inPart, outPart, explicit := strings.Cut(s, "->")
+	if strings.Contains(outPart, "->") {
+		return fail("subscripts %q have more than one '->'", subscripts)
+	}
+	terms := strings.Split(inPart, ",")
+	if len(terms) != len(ndims) {
+		return fail("%d operands for subscripts %q naming %d", len(ndims), subscripts, len(terms))
+	}
+	spec := &EinsumSpec{In: make([][]int, len(terms))}
+	ids := map[rune]int{}
+	count := map[rune]int{}
+	label := func(r rune) int {
+		id, ok := ids[r]
+		if !ok {
+			id = spec.NLabels
+			ids[r] = id
+			spec.NLabels++
+			spec.Names = append(spec.Names, r)
+		}
+		return id
+	}
+	// The ellipsis axes: the widest ellipsis among the operands, right
+	// aligned, as numpy broadcasts them.
+	ell := -1
+	parsed := make([][]rune, len(terms))
+	hasEll := make([]bool, len(terms))
+	for i, t := range terms {
+		before, after, ok := strings.Cut(t, "...")
+		if ok && strings.Contains(after, "...") {
+			return fail("operand %d: more than one ellipsis in %q", i, t)
+		}
+		hasEll[i] = ok
+		letters := []rune(before + after)
+		for _, r := range letters {
+			if !isEinsumLetter(r) {
+				return fail("invalid subscript %q in %q", string(r), subscripts)
+			}
+		}
+		n := len(letters)
+		if ok {
+			if n > ndims[i] {
+				return fail("operand %d has %d axes, fewer than the %d subscripts of %q", i, ndims[i], n, t)
+			}
+			ell = max(ell, ndims[i]-n)
+		} else if n != ndims[i] {
+			return fail("operand %d has %d axes, %q names %d", i, ndims[i], t, n)
+		}
+		parsed[i] = []rune(t)
+	}
+	if ell < 0 {
+		ell = 0
+	}
+	ellIDs := make([]int, ell)
+	for k := range ellIDs {
+		ellIDs[k] = spec.NLabels
+		spec.NLabels++
+		spec.Names = append(spec.Names, 0)
+	}
+	for i := range terms {
+		before, after, _ := strings.Cut(terms[i], "...")
+		var ax []int
+		for _, r := range before {
+			ax = append(ax, label(r))
+			count[r]++
+		}
+		if hasEll[i] {
+			k := ndims[i] - len([]rune(before)) - len([]rune(after))
+			ax = append(ax, ellIDs[ell-k:]...)
+		}
+		for _, r := range after {
+			ax = append(ax, label(r))
+			count[r]++
+		}
+		spec.In[i] = ax
+	}
+	if !explicit {
+		spec.Out = slices.Clone(ellIDs)
+		var once []rune
+		for r, c := range count {
+			if c == 1 {
+				once = append(once, r)
+			}
+		}
+		sort.Slice(once, func(i, j int) bool { return once[i] < once[j] })
+		for _, r := range once {
+			spec.Out = append(spec.Out, ids[r])
+		}
+		return spec, nil
+	}
+	before, after, ok := strings.Cut(outPart, "...")
+	if ok && strings.Contains(after, "...") {
+		return fail("output %q has more than one ellipsis", outPart)
+	}
+	if !ok && ell > 0 {
+		// numpy sums the ellipsis axes away only when they are of size
+		// 1; it refuses otherwise ("output has more dimensions than
+		// subscripts given"): kept simple, refuse.
+		return fail("output subscripts %q have no ellipsis for the ellipsis of the inputs", outPart)
+	}
+	seen := map[rune]bool{}
+	add := func(part string) error {
+		for _, r := range part {
+			if !isEinsumLetter(r) {
+				return fmt.Errorf("invalid output subscript %q", string(r))
+			}
+			if seen[r] {
+				return fmt.Errorf("output subscript %q appears more than once", string(r))
+			}
+			seen[r] = true
+			id, ok := ids[r]
+			if !ok {
+				return fmt.Errorf("output subscript %q does not appear in the inputs", string(r))
+			}
+			spec.Out = append(spec.Out, id)
+		}
+		return nil
+	}
+	if err := add(before); err != nil {
+		return fail("%v", err)
+	}
+	if ok {
+		spec.Out = append(spec.Out, ellIDs...)
+	}
+	if err := add(after); err != nil {
+		return fail("%v", err)
+	}
+	return spec, nil
+}
+
+func isEinsumLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+// Sizes returns every label's length for operands of the given shapes: the
+// operands' lengths, of which those of 1 broadcast. A label repeated
+// within one operand must have one length there.
+func (s *EinsumSpec) Sizes(shapes [][]int) ([]int, error) {
+	sizes := make([]int, s.NLabels)
+	for i := range sizes {
+		sizes[i] = -1
+	}
+	for i, ax := range s.In {
+		for j, l := range ax {
+			n := shapes[i][j]
+			switch {
+			case sizes[l] == -1 || sizes[l] == 1:
+				if sizes[l] == 1 && n != 1 && s.repeatedIn(i, l) {
+					return nil, &ShapeError{Op: "einsum", Shapes: shapes, Reason: fmt.Sprintf("dimensions in operand %d for collapsing index '%s' don't match (%d != %d)", i, s.name(l), sizes[l], n)}
+				}
+				sizes[l] = n
+			case n == 1 && !s.repeatedIn(i, l):
+			case n != sizes[l]:
+				return nil, &ShapeError{Op: "einsum", Shapes: shapes, Reason: fmt.Sprintf("operands could not be broadcast together: subscript '%s' has lengths %d and %d", s.name(l), sizes[l], n)}
+			}
+		}
+	}
+	for i := range sizes {
+		sizes[i] = max(sizes[i], 1)
+	}
+	return sizes, nil
+}
+
+func (s *EinsumSpec) repeatedIn(op, l int) bool {
+	n := 0
+	for _, x := range s.In[op] {
+		if x == l {
+			n++
+		}
+	}
+	return n > 1
+}
+
+func (s *EinsumSpec) name(l int) string {
+	if s.Names[l] == 0 {
+		return "..."
+	}
+	return string(s.Names[l])
+}
+
+// Einsum is numpy.einsum(subscripts, *operands) with optimize=False:
+// see EinsumSpec for the method and the accumulation types.
+func Einsum(subscripts string, operands ...*Array) (*Array, error) {
+	if err := checkArrays("einsum", operands...); err != nil {
+		return nil, err
+	}
+	nds := make([]int, len(operands))
+	for i, a := range operands {
+		nds[i] = a.NDim()
+	}
+	spec, err := ParseEinsum(subscripts, nds)
+	if err != nil {
+		return nil, err
+	}
+	return EinsumSpecOf(spec, operands...)
+}
+
+// EinsumSpecOf evaluates a parsed spec (Einsum after ParseEinsum).
+func EinsumSpecOf(spec *EinsumSpec, operands ...*Array) (*Array, error) {
+	if err := checkArrays("einsum", operands...); err != nil {
+		return nil, err
+	}
+	if len(operands) != len(spec.In) || len(operands) == 0 {
+		return nil, &ShapeError{Op: "einsum", Reason: fmt.Sprintf("%d operands for a spec of %d", len(operands), len(spec.In))}
+	}
+	shapes := make([][]int, len(operands))
+	dts := make([]DType, len(operands))
+	for i, a := range operands {
+		shapes[i] = a.shape
+		dts[i] = a.dtype
+		if len(spec.In[i]) != a.NDim() {
+			return nil, &ShapeError{Op: "einsum", Shapes: shapes, Reason: fmt.Sprintf("operand %d has %d axes, the spec names %d", i, a.NDim(), len(spec.In[i]))}
+		}
+	}
+	sizes, err := spec.Sizes(shapes)
+	if err != nil {
+		return nil, err
+	}
+	dt := ResultType(dts...)
+	if dt == Invalid {
+		return nil, &ShapeError{Op: "einsum", Shapes: shapes, Reason: "operands have no common dtype"}
+	}
+	acc := Int64
+	switch {
+	case dt.IsBool() || dt.IsUnsigned():
+		acc = Uint64
+	case dt.IsFloat():
+		acc = Float64
+	case dt.IsComplex():
+		acc = Complex128
+	}
+	// order: output labels, then the summed ones
+	order := slices.Clone(spec.Out)
+	for l := range spec.NLabels {
+		if !slices.Contains(spec.Out, l) {
+			order = append(order, l)
+		}
+	}
+	dims := make([]int, len(order))
+	for k, l := range order {
+		dims[k] = sizes[l]
+	}
+	outShape := make([]int, len(spec.Out))
+	for k := range spec.Out {
+		outShape[k] = dims[k]
+	}
+	strides := make([][]int, len(operands)) // per operand, per position in order
+	conv := make([]*Array, len(operands))
+	for i, a := range operands {
+		c, err := a.AsType(acc)
+		if err != nil {
+			return nil, err
+		}
+		c = c.Contiguous()
+		conv[i] = c
+		st := make([]int, len(order))
+		cs := CStrides(c.shape)
+		for j, l := range spec.In[i] {
+			if c.shape[j] == 1 && sizes[l] != 1 {
+				continue // broadcast
+			}
+			st[slices.Index(order, l)] += cs[j]
+		}
+		strides[i] = st
+	}
+	out := alloc(acc, outShape)
+	switch acc {
+	case Int64:
+		einsumLoop(values[int64](conv), strides, dims, len(outShape), out.data.([]int64))
+	case Uint64:
+		einsumLoop(values[uint64](conv), strides, dims, len(outShape), out.data.([]uint64))
+	case Float64:
+		einsumLoop(values[float64](conv), strides, dims, len(outShape), out.data.([]float64))
+	case Complex128:
+		einsumLoop(values[complex128](conv), strides, dims, len(outShape), out.data.([]complex128))
+	}
+	return out.AsType(dt)
+}
+
+func values[T Elem](as []*Array) [][]T {
+	out := make([][]T, len(as))
+	for i, a := range as {
+		d := a.data.([]T)
+		out[i] = d[a.offset:]
+	}
+	return out
+}
+
+// einsumLoop writes, for every output index (the first nout of dims, C
+// order), the sum over the other dims of the product of the operands at
+// their offsets. It allocates only its index and offset slices.
+func einsumLoop[T int64 | uint64 | float64 | complex128](ops [][]T, strides [][]int, dims []int, nout int, out []T) {
+	for _, d := range dims {
+		if d == 0 {
+			clear(out)
+			return
+		}
+	}
+	inner := dims[nout:]
+	oidx := make([]int, nout)
+	iidx := make([]int, len(inner))
+	base := make([]int, len(ops))
+	offs := make([]int, len(ops))
+	for o := range out {
+		copy(offs, base)
+		var sum T
+		for {
+			p := ops[0][offs[0]]
+			for k := 1; k < len(ops); k++ {
+				p *= ops[k][offs[k]]
+			}
+			sum += p
+			j := len(inner) - 1
+			for ; j >= 0; j-- {
+				iidx[j]++
+				for k := range offs {
+					offs[k] += strides[k][nout+j]
+				}
+				if iidx[j] < inner[j] {
+					break
+				}
+				for k := range offs {
+					offs[k] -= iidx[j] * strides[k][nout+j]
+				}
+				iidx[j] = 0
+			}
+			if j < 0 {
+				break
+			}
+		}
+		out[o] = sum
+		for j := nout - 1; j >= 0; j-- {
+			oidx[j]++
+			for k := range base {
+				base[k] += strides[k][j]
+			}
+			if oidx[j] < dims[j] {
+				break
+			}
+			for k := range base {
+				base[k] -= oidx[j] * strides[k][j]
+			}
+			oidx[j] = 0
+		}
+	}
+}
