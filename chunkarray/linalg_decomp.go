@@ -323,7 +323,6 @@ func tsqr(name string, a *Array) (q, r *Array) {
 	return q, r
 }
 
-
 // indexedLayer is a funcLayer whose op differs along the first axis's
 // blocks (its parameters carry the block's sizes).
 type indexedLayer struct {

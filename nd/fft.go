@@ -19,12 +19,12 @@ import (
 type FFTKind uint8
 
 const (
-	FFTForward  FFTKind = iota // fft, fft2, fftn: complex to complex
-	FFTInverse                 // ifft, ifft2, ifftn
-	FFTReal                    // rfft, rfft2, rfftn: real to the n/2+1 non-negative frequencies
-	FFTRealInv                 // irfft, irfft2, irfftn: the inverse of FFTReal, n real outputs
-	FFTHerm                    // hfft: a Hermitian-symmetric signal's real spectrum (1-d)
-	FFTHermInv                 // ihfft: the inverse of FFTHerm (1-d)
+	FFTForward FFTKind = iota // fft, fft2, fftn: complex to complex
+	FFTInverse                // ifft, ifft2, ifftn
+	FFTReal                   // rfft, rfft2, rfftn: real to the n/2+1 non-negative frequencies
+	FFTRealInv                // irfft, irfft2, irfftn: the inverse of FFTReal, n real outputs
+	FFTHerm                   // hfft: a Hermitian-symmetric signal's real spectrum (1-d)
+	FFTHermInv                // ihfft: the inverse of FFTHerm (1-d)
 )
 
 var fftNames = [...]string{"fftn", "ifftn", "rfftn", "irfftn", "hfft", "ihfft"}
