@@ -14,8 +14,8 @@ import (
 // nd.FFTN, with numpy's s (n), axes and norm, and the transformed axes of
 // the result are one chunk of the output length. Results are complex128
 // (float64 for irfft, irfft2, irfftn and hfft) whatever the input's
-// precision, as numpy 1.24's. A length n (or an entry of s) of 0 or less
-// means numpy's None: the axis's length (2·(m-1) for the last axis of the
+// precision, as numpy 1.24's. A length n (or an entry of s) of 0 means
+// numpy's None (a negative one is an error, as numpy's): the axis's length (2·(m-1) for the last axis of the
 // inverse real transforms and for hfft).
 
 const opFFT = "chunkarray.fft"
@@ -61,7 +61,10 @@ func fftWrap(name string, a *Array, kind nd.FFTKind, s, axes []int, norm string)
 			return errorf(name, shapes, "shape and axes have different lengths")
 		}
 		for i := range s {
-			if s[i] >= 1 {
+			if s[i] < 0 {
+				return errorf(name, shapes, "invalid number of FFT data points (%d) specified", s[i])
+			}
+			if s[i] > 0 {
 				continue
 			}
 			x := axes[i]

@@ -199,7 +199,11 @@ func packRows(width int, ms ...*nd.Array) (*nd.Array, error) {
 	r := 0
 	for _, m := range ms {
 		h, w := m.Shape()[0], m.Shape()[1]
-		if err := out.SetSlice(m, nd.Slice1{Start: r, Stop: r + h, Step: 1}, nd.Slice1{Start: 0, Stop: w, Step: 1}); err != nil {
+		v, err := out.Slice(nd.Slice1{Start: r, Stop: r + h, Step: 1}, nd.Slice1{Start: 0, Stop: w, Step: 1})
+		if err != nil {
+			return nil, err
+		}
+		if err := nd.Assign(v, m); err != nil {
 			return nil, err
 		}
 		r += h
@@ -261,7 +265,7 @@ func negate(a *nd.Array, s ...nd.Slice1) error {
 	if err != nil {
 		return err
 	}
-	return a.SetSlice(n, s...)
+	return nd.Assign(v, n)
 }
 
 func linalgOp(p linalgP) *op[linalgP] { return newOp(opLinalg, p) }

@@ -201,7 +201,9 @@ func (s *EinsumSpec) Sizes(shapes [][]int) ([]int, error) {
 		}
 	}
 	for i := range sizes {
-		sizes[i] = max(sizes[i], 1)
+		if sizes[i] < 0 { // named by no operand (not reached)
+			sizes[i] = 1
+		}
 	}
 	return sizes, nil
 }
@@ -325,8 +327,10 @@ func EinsumSpecOf(spec *EinsumSpec, operands ...*Array) (*Array, error) {
 func values[T Elem](as []*Array) [][]T {
 	out := make([][]T, len(as))
 	for i, a := range as {
-		d := a.data.([]T)
-		out[i] = d[a.offset:]
+		if a.Size() == 0 {
+			continue // an empty view's offset may lie beyond its backing
+		}
+		out[i] = a.data.([]T)[a.offset:]
 	}
 	return out
 }
