@@ -112,6 +112,18 @@
 // sched/distributed places them on GPU workers; without CUDA in the build
 // the reduction's Err wraps cudaops.ErrNoCUDA (device.go).
 //
+// # Linear algebra and FFT
+//
+// Tensordot, Dot, Matmul and Einsum multiply the pairs (or tuples) of
+// blocks that meet and add the partial products with a reduction tree
+// (linalg.go, einsum.go). QR, SVD and Lstsq of tall-and-skinny arrays (one
+// column of blocks) are dask's TSQR; SVDCompressed is the randomised SVD
+// on top of it; Solve, SolveTriangular, Inv, Cholesky and LU factor the
+// whole matrix in one task where Dask blocks them (linalg_decomp.go,
+// gonum's LAPACK through package nd: float64 arithmetic, no complex
+// matrices). The FFTs (fft.go) transform each block along axes that must
+// be one chunk, as dask's fft_wrap requires.
+//
 // # Pictures
 //
 // Visualize draws an Array's graph as dask.visualize(arr) does: its
