@@ -244,6 +244,12 @@ func Einsum(subscripts string, operands ...*Array) (*Array, error) {
 
 // EinsumSpecOf evaluates a parsed spec (Einsum after ParseEinsum).
 func EinsumSpecOf(spec *EinsumSpec, operands ...*Array) (*Array, error) {
+	return einsumEval(spec, operands, true)
+}
+
+// einsumEval is EinsumSpecOf; pair false keeps contractions off
+// Tensordot (the tests' second code path).
+func einsumEval(spec *EinsumSpec, operands []*Array, pair bool) (*Array, error) {
 	if err := checkArrays("einsum", operands...); err != nil {
 		return nil, err
 	}
@@ -266,6 +272,11 @@ func EinsumSpecOf(spec *EinsumSpec, operands ...*Array) (*Array, error) {
 	dt := ResultType(dts...)
 	if dt == Invalid {
 		return nil, &ShapeError{Op: "einsum", Shapes: shapes, Reason: "operands have no common dtype"}
+	}
+	if pair {
+		if r, ok, err := einsumPair(spec, operands); ok {
+			return r, err
+		}
 	}
 	acc := Int64
 	switch {
@@ -322,6 +333,61 @@ func EinsumSpecOf(spec *EinsumSpec, operands ...*Array) (*Array, error) {
 		einsumLoop(values[complex128](conv), strides, dims, len(outShape), out.data.([]complex128))
 	}
 	return out.AsType(dt)
+}
+
+// einsumPair evaluates a two-operand spec that is a tensor contraction
+// (every label in both operands is summed, every other label is in the
+// output, no label repeated within an operand, no broadcast) as Tensordot
+// (gonum's gemm for floats and complex) and a transpose: numpy's
+// optimize=True path for such specs. ok is false for other specs.
+func einsumPair(spec *EinsumSpec, ops []*Array) (*Array, bool, error) {
+	if len(ops) != 2 {
+		return nil, false, nil
+	}
+	a, b := ops[0], ops[1]
+	ia, ib := spec.In[0], spec.In[1]
+	for _, in := range [][]int{ia, ib} {
+		for j, l := range in {
+			if slices.Contains(in[:j], l) {
+				return nil, false, nil
+			}
+		}
+	}
+	var axA, axB []int
+	var rest []int // labels of the Tensordot result's axes
+	for j, l := range ia {
+		k := slices.Index(ib, l)
+		inOut := slices.Contains(spec.Out, l)
+		switch {
+		case k >= 0 && !inOut && a.shape[j] == b.shape[k]:
+			axA, axB = append(axA, j), append(axB, k)
+		case k < 0 && inOut:
+			rest = append(rest, l)
+		default:
+			return nil, false, nil
+		}
+	}
+	for _, l := range ib {
+		if !slices.Contains(ia, l) {
+			if !slices.Contains(spec.Out, l) {
+				return nil, false, nil
+			}
+			rest = append(rest, l)
+		}
+	}
+	td, err := Tensordot(a, b, axA, axB)
+	if err != nil {
+		return nil, true, err
+	}
+	perm := make([]int, len(spec.Out))
+	for i, l := range spec.Out {
+		perm[i] = slices.Index(rest, l)
+	}
+	r, err := td.Transpose(perm...)
+	if err != nil {
+		return nil, true, err
+	}
+	return r.Contiguous(), true, nil
 }
 
 func values[T Elem](as []*Array) [][]T {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/cmplx"
+	"slices"
 	"testing"
 )
 
@@ -169,6 +170,49 @@ func TestEinsumAgainstBLAS(t *testing.T) {
 	}
 }
 
+// TestEinsumPairAgainstLoop checks the Tensordot path of two-operand
+// contractions against the one-loop evaluation, over dtypes.
+func TestEinsumPairAgainstLoop(t *testing.T) {
+	x, _ := wave(4, 6).Reshape(2, 2, 6)
+	y := wave(6, 3)
+	for _, dt := range []DType{Float64, Float32, Int8, Uint16, Bool, Complex128} {
+		a, _ := Binary(Mul, x, Scalar(7.0))
+		a, _ = a.AsType(dt)
+		b, _ := Binary(Mul, y, Scalar(-5.0))
+		b, _ = b.AsType(dt)
+		for _, sub := range []string{"abc,cd->abd", "abc,cd->dba", "abc,cd->", "abc,cd", "abc,de->abcde", "abc,cb->a"} {
+			nds := []int{3, 2}
+			spec, err := ParseEinsum(sub, nds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops := []*Array{a, b}
+			if sub == "abc,cb->a" {
+				bb, _ := b.Slice(Slice1{0, 6, 1}, Slice1{0, 2, 1})
+				ops[1] = bb
+			}
+			got, err := einsumEval(spec, ops, true)
+			if err != nil {
+				t.Fatalf("%s %s: %v", dt, sub, err)
+			}
+			want, err := einsumEval(spec, ops, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.DType() != want.DType() || !slices.Equal(got.Shape(), want.Shape()) {
+				t.Fatalf("%s %s: %s%v, want %s%v", dt, sub, got.DType(), got.Shape(), want.DType(), want.Shape())
+			}
+			tol := 1e-9
+			if dt == Float32 {
+				tol = 1e-3
+			}
+			if d := maxAbsDiff(t, got, want); d > tol {
+				t.Errorf("%s %s: off by %g", dt, sub, d)
+			}
+		}
+	}
+}
+
 func TestEinsumErrors(t *testing.T) {
 	a := wave(3, 4)
 	for _, sub := range []string{"ij,jk", "i1", "ijk", "ij->iz", "ij->ii", "ij->->i", "ii", "i...->i"} {
@@ -309,6 +353,22 @@ func BenchmarkEinsumMatmul64(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(64*64*64)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmul-add/s")
+}
+
+func BenchmarkEinsumBatchLoop(b *testing.B) {
+	x, _ := wave(64, 64).Reshape(4, 16, 64)
+	y, _ := wave(64, 64).Reshape(4, 64, 16)
+	spec, err := ParseEinsum("bij,bjk->bik", []int{3, 3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EinsumSpecOf(spec, x, y); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(4*16*64*16)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmul-add/s")
 }
 
 func BenchmarkFFTLanes(b *testing.B) {
