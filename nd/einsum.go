@@ -403,7 +403,9 @@ func values[T Elem](as []*Array) [][]T {
 
 // einsumLoop writes, for every output index (the first nout of dims, C
 // order), the sum over the other dims of the product of the operands at
-// their offsets. It allocates only its index and offset slices.
+// their offsets. The last summed dim is a tight loop (specialised for one
+// and two operands); the others advance an odometer. It allocates only
+// its index and offset slices.
 func einsumLoop[T int64 | uint64 | float64 | complex128](ops [][]T, strides [][]int, dims []int, nout int, out []T) {
 	for _, d := range dims {
 		if d == 0 {
@@ -416,16 +418,50 @@ func einsumLoop[T int64 | uint64 | float64 | complex128](ops [][]T, strides [][]
 	iidx := make([]int, len(inner))
 	base := make([]int, len(ops))
 	offs := make([]int, len(ops))
+	tmp := make([]int, len(ops))
+	nl, last := 1, len(dims)-1 // the tight loop's length and dim
+	if len(inner) > 0 {
+		nl = inner[len(inner)-1]
+	}
+	lstr := make([]int, len(ops))
+	if len(inner) > 0 {
+		for k := range ops {
+			lstr[k] = strides[k][last]
+		}
+	}
 	for o := range out {
 		copy(offs, base)
 		var sum T
 		for {
-			p := ops[0][offs[0]]
-			for k := 1; k < len(ops); k++ {
-				p *= ops[k][offs[k]]
+			switch len(ops) {
+			case 1:
+				x, o0, s0 := ops[0], offs[0], lstr[0]
+				for range nl {
+					sum += x[o0]
+					o0 += s0
+				}
+			case 2:
+				x, y := ops[0], ops[1]
+				o0, o1, s0, s1 := offs[0], offs[1], lstr[0], lstr[1]
+				for range nl {
+					sum += x[o0] * y[o1]
+					o0 += s0
+					o1 += s1
+				}
+			default:
+				copy(tmp, offs)
+				for range nl {
+					p := ops[0][tmp[0]]
+					tmp[0] += lstr[0]
+					for k := 1; k < len(ops); k++ {
+						p *= ops[k][tmp[k]]
+						tmp[k] += lstr[k]
+					}
+					sum += p
+				}
 			}
-			sum += p
-			j := len(inner) - 1
+			// the odometer over the summed dims but the last
+			j := len(inner) - 2
 			for ; j >= 0; j-- {
 				iidx[j]++
 				for k := range offs {
