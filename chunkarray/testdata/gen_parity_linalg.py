@@ -60,6 +60,7 @@ inp("wide", np.round(rng.standard_normal((4, 9)) * 2, 3))
 S = (np.sin(t[:36] * 1.1) + np.cos(t[:36] * 0.23)).reshape(6, 6) + 4 * np.eye(6)
 inp("sq", S)
 inp("sq32", S.astype(np.float32))
+inp("sqi", np.round(S * 10).astype(np.int32))
 sing = S.copy()
 sing[:, 2] = 0.0  # a zero column: an exact zero pivot for any LU
 inp("sing", sing)
@@ -133,6 +134,7 @@ case("solve_singular", ["sing", "rhs"], lambda a, b: np.linalg.solve(a, b))  # L
 case("solve_shape", ["sq", "rhs13"], lambda a, b: np.linalg.solve(a, b))  # ValueError
 case("inv", ["sq"], lambda a: np.linalg.inv(a))
 case("inv_f32", ["sq32"], lambda a: np.linalg.inv(a))
+case("inv_int", ["sqi"], lambda a: np.linalg.inv(a))
 case("inv_check", ["sq"], lambda a: a @ np.linalg.inv(a))
 case("inv_singular", ["sing"], lambda a: np.linalg.inv(a))  # LinAlgError
 case("inv_nonsquare", ["tall"], lambda a: np.linalg.inv(a))  # LinAlgError
@@ -197,6 +199,7 @@ inp("e34i8", ((np.arange(12) * 29) % 255 - 127).reshape(3, 4).astype(np.int8))
 inp("e45i8", ((np.arange(20) * 53) % 255 - 127).reshape(4, 5).astype(np.int8))
 inp("e34c", (np.arange(12) - 5 + 1j * np.cos(np.arange(12))).reshape(3, 4))
 inp("e34f32", inputs["e34"].astype(np.float32))
+inp("e34u8", ((np.arange(12) * 71) % 256).reshape(3, 4).astype(np.uint8))
 inp("e4b", np.array([True, False, True, True]))
 inp("e4b2", np.array([False, False, True, False]))
 inp("e14", np.array([[2.0, -1.0, 0.5, 4.0]]))
@@ -224,6 +227,8 @@ E = [
     ("ein_complex", "ij,ij->i", ["e34c", "e34"]),
     ("ein_f32", "ij,kj->ik", ["e34f32", "e34f32"]),
     ("ein_bool", "i,i", ["e4b", "e4b2"]),
+    ("ein_u8_f32", "ij,ij->j", ["e34u8", "e34f32"]),
+    ("ein_i8_u8_batch", "ij,ij->ij", ["e34i8", "e34u8"]),
     ("ein_bool_outer", "i,j->ij", ["e4b", "e4b2"]),
     ("ein_empty_contract", "ij,jk->ik", ["e30", "e05"]),
     ("ein_empty_out", "ij->j", ["e30"]),
@@ -243,6 +248,7 @@ inp("s7", np.cos(t[:7] * 0.5) - 0.2)
 inp("s8f32", inputs["s8"].astype(np.float32))
 inp("s7i", np.array([3, -1, 4, 1, -5, 9, 2], dtype=np.int16))
 inp("c6", np.exp(1j * t[:6] * 0.9) * np.linspace(1, 2, 6))
+inp("c6c64", inputs["c6"].astype(np.complex64))
 inp("m56", (np.sin(t[:30] * 0.41) + 0.5 * np.cos(t[:30] * 1.7)).reshape(5, 6))
 inp("m56c", inputs["m56"] + 1j * np.cos(t[:30]).reshape(5, 6))
 inp("a345f", (np.cos(t[:60] * 0.29) - np.sin(t[:60] * 1.3)).reshape(3, 4, 5))
@@ -254,6 +260,8 @@ F = [
     ("fft_f32", ["s8f32"], lambda x: fft.fft(x)),
     ("fft_int", ["s7i"], lambda x: fft.fft(x)),
     ("fft_c6", ["c6"], lambda x: fft.fft(x)),
+    ("fft_c64", ["c6c64"], lambda x: fft.fft(x)),  # complex128, as numpy
+    ("rfft_complex", ["c6"], lambda x: fft.rfft(x)),  # the imaginary part is dropped
     ("fft_pad", ["s7"], lambda x: fft.fft(x, n=10)),
     ("fft_trunc", ["s8"], lambda x: fft.fft(x, n=5)),
     ("fft_ortho", ["c6"], lambda x: fft.fft(x, norm="ortho")),
