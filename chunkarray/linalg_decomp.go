@@ -400,7 +400,8 @@ func SVD(a *Array) (u, s, vh *Array) {
 	if a.NDim() == 2 && len(a.chunks[0]) == 1 && len(a.chunks[1]) > 1 {
 		// short-and-fat: the SVD of the transpose
 		ut, st, vht := SVD(a.T())
-		return vht.T(), st, ut.T()
+		u, vh := flipByVh(vht.T(), ut.T())
+		return u, st, vh
 	}
 	if e := checkTSQR(name, a); e != nil {
 		return e, e, e
@@ -665,7 +666,18 @@ func SVDCompressed(a *Array, k int, o SVDCompressedOpts) (u, s, vh *Array) {
 	bt := b.T().Rechunk([]any{slices.Clone(a.chunks[1]), -1})
 	ub, sb, vhb := SVD(bt)
 	u = Matmul(qy, vhb.T()).Index(All(), Range(0, k))
-	return u, sb.Index(Range(0, k)), ub.T().Index(Range(0, k), All())
+	u, vh = flipByVh(u, ub.T().Index(Range(0, k), All()))
+	return u, sb.Index(Range(0, k)), vh
+}
+
+// flipByVh applies dask's svd_flip to lazy factors: the sign of each row
+// of vh (and of the matching column of u) is that of the row's
+// largest-magnitude entry, found as max >= -min (a row whose largest and
+// smallest entries are opposite and equal keeps its sign, where numpy's
+// argmax would take the first).
+func flipByVh(u, vh *Array) (*Array, *Array) {
+	sgn := Where(vh.Max(1).GreaterEqual(vh.Min(1).Neg()), 1.0, -1.0).AsType(vh.DType())
+	return u.Mul(sgn), vh.Mul(sgn.ExpandDims(1))
 }
 
 // Norm is numpy.linalg.norm / dask.array.linalg.norm(x, ord, axis,

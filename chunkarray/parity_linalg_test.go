@@ -61,6 +61,8 @@ func svdcOf(x *Array, o SVDCompressedOpts, i int) *Array {
 	switch i {
 	case 1:
 		return s
+	case 2:
+		return vh
 	case 3:
 		return Matmul(u.Mul(s), vh)
 	}
@@ -91,25 +93,29 @@ func einE(sub string) confExpr {
 var inf = math.Inf(1)
 
 var parityLinalgExprs = map[string]confExpr{
-	"qr_recon":       func(in []*Array) *Array { q, r := QR(cols(in[0])); return Matmul(q, r) },
-	"qr_orth":        func(in []*Array) *Array { q := qrOf(cols(in[0]), 0); return Matmul(q.T(), q) },
-	"qr_abs_r":       func(in []*Array) *Array { return qrOf(cols(in[0]), 1).Abs() },
-	"qr_abs_q":       func(in []*Array) *Array { return qrOf(cols(in[0]), 0).Abs() },
-	"qr_recon_f32":   func(in []*Array) *Array { q, r := QR(cols(in[0])); return Matmul(q, r) },
-	"qr_abs_r_int":   func(in []*Array) *Array { return qrOf(cols(in[0]), 1).Abs() },
-	"qr_wide_recon":  func(in []*Array) *Array { q, r := QR(in[0].Rechunk([]any{-1, []int{5, 4}})); return Matmul(q, r) },
-	"qr_wide_abs_r":  func(in []*Array) *Array { return qrOf(in[0].Rechunk([]any{-1, []int{4, 3, 2}}), 1).Abs() },
-	"qr_1d":          func(in []*Array) *Array { return qrOf(in[0], 1) },
-	"svd_s":          func(in []*Array) *Array { return svdOf(cols(in[0]), 1) },
-	"svd_recon":      func(in []*Array) *Array { return svdOf(cols(in[0]), 3) },
-	"svd_abs_u":      func(in []*Array) *Array { return svdOf(cols(in[0]), 4) },
-	"svd_abs_vh":     func(in []*Array) *Array { return svdOf(cols(in[0]), 5) },
-	"svd_s_f32":      func(in []*Array) *Array { return svdOf(cols(in[0]), 1) },
-	"svd_wide_s":     func(in []*Array) *Array { return svdOf(in[0].Rechunk(map[int]int{0: -1}), 1) },
-	"svd_wide_recon": func(in []*Array) *Array { return svdOf(in[0].Rechunk(map[int]int{0: -1}), 3) },
-	"svd_lowrank_s":  func(in []*Array) *Array { return svdOf(cols(in[0]), 1) },
-	"svdc_s":         func(in []*Array) *Array { return svdcOf(in[0], SVDCompressedOpts{Seed: 42}, 1) },
-	"svdc_recon":     func(in []*Array) *Array { return svdcOf(in[0], SVDCompressedOpts{Seed: 7}, 3) },
+	"qr_recon":            func(in []*Array) *Array { q, r := QR(cols(in[0])); return Matmul(q, r) },
+	"qr_orth":             func(in []*Array) *Array { q := qrOf(cols(in[0]), 0); return Matmul(q.T(), q) },
+	"qr_abs_r":            func(in []*Array) *Array { return qrOf(cols(in[0]), 1).Abs() },
+	"qr_abs_q":            func(in []*Array) *Array { return qrOf(cols(in[0]), 0).Abs() },
+	"qr_recon_f32":        func(in []*Array) *Array { q, r := QR(cols(in[0])); return Matmul(q, r) },
+	"qr_abs_r_int":        func(in []*Array) *Array { return qrOf(cols(in[0]), 1).Abs() },
+	"qr_wide_recon":       func(in []*Array) *Array { q, r := QR(in[0].Rechunk([]any{-1, []int{5, 4}})); return Matmul(q, r) },
+	"qr_wide_abs_r":       func(in []*Array) *Array { return qrOf(in[0].Rechunk([]any{-1, []int{4, 3, 2}}), 1).Abs() },
+	"qr_1d":               func(in []*Array) *Array { return qrOf(in[0], 1) },
+	"svd_s":               func(in []*Array) *Array { return svdOf(cols(in[0]), 1) },
+	"svd_recon":           func(in []*Array) *Array { return svdOf(cols(in[0]), 3) },
+	"svd_abs_u":           func(in []*Array) *Array { return svdOf(cols(in[0]), 4) },
+	"svd_abs_vh":          func(in []*Array) *Array { return svdOf(cols(in[0]), 5) },
+	"svd_u_flipped":       func(in []*Array) *Array { return svdOf(cols(in[0]), 0) },
+	"svd_vh_flipped":      func(in []*Array) *Array { return svdOf(cols(in[0]), 2) },
+	"svd_wide_vh_flipped": func(in []*Array) *Array { return svdOf(in[0].Rechunk(map[int]int{0: -1}), 2) },
+	"svdc_vh_flipped":     func(in []*Array) *Array { return svdcOf(in[0], SVDCompressedOpts{Seed: 5}, 2) },
+	"svd_s_f32":           func(in []*Array) *Array { return svdOf(cols(in[0]), 1) },
+	"svd_wide_s":          func(in []*Array) *Array { return svdOf(in[0].Rechunk(map[int]int{0: -1}), 1) },
+	"svd_wide_recon":      func(in []*Array) *Array { return svdOf(in[0].Rechunk(map[int]int{0: -1}), 3) },
+	"svd_lowrank_s":       func(in []*Array) *Array { return svdOf(cols(in[0]), 1) },
+	"svdc_s":              func(in []*Array) *Array { return svdcOf(in[0], SVDCompressedOpts{Seed: 42}, 1) },
+	"svdc_recon":          func(in []*Array) *Array { return svdcOf(in[0], SVDCompressedOpts{Seed: 7}, 3) },
 	"svdc_recon_power": func(in []*Array) *Array {
 		return svdcOf(in[0], SVDCompressedOpts{Seed: 9, NPowerIter: 2, NOversamples: 2}, 3)
 	},

@@ -111,7 +111,19 @@ case("qr_abs_r_int", ["talli"], lambda a: np.abs(np.linalg.qr(a)[1]))
 case("qr_wide_recon", ["wide"], lambda a: np.matmul(*np.linalg.qr(a)))  # Go: short-and-fat (sfqr)
 case("qr_wide_abs_r", ["wide"], lambda a: np.abs(np.linalg.qr(a)[1]))
 case("qr_1d", ["rhs13"], lambda a: np.linalg.qr(a)[1])  # LinAlgError: 1-d
+def svd_flip(a):
+    """numpy's SVD with dask's coerce_signs (svd_flip, v-based): the
+    largest-magnitude entry of every row of vh positive."""
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    signs = np.sign(vh[np.arange(vh.shape[0]), np.abs(vh).argmax(axis=1)])
+    return u * signs, s, vh * signs[:, None]
+
+
 # ----------------------------------------------------------------- SVD
+case("svd_u_flipped", ["tall"], lambda a: svd_flip(a)[0])
+case("svd_vh_flipped", ["tall"], lambda a: svd_flip(a)[2])
+case("svd_wide_vh_flipped", ["wide"], lambda a: svd_flip(a)[2])
+case("svdc_vh_flipped", ["lowrank"], lambda a: svd_flip(a)[2][:3])
 case("svd_s", ["tall"], lambda a: np.linalg.svd(a, full_matrices=False)[1])
 case("svd_recon", ["tall"], lambda a: (lambda u, s, vh: (u * s) @ vh)(*np.linalg.svd(a, full_matrices=False)))
 case("svd_abs_u", ["tall"], lambda a: np.abs(np.linalg.svd(a, full_matrices=False)[0]))
