@@ -137,8 +137,7 @@ func (p linalgP) run(_ context.Context, args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, s, _, err := nd.SVD(a)
-		return s, err
+		return nd.SVDVals(a)
 	case "solve":
 		a, err := arr(0)
 		if err != nil {
@@ -446,6 +445,12 @@ func single(name string, p linalgP, shape []int, dt nd.DType, ins ...*Array) *Ar
 }
 
 func squareMatrix(name string, a *Array) (nd.DType, *Array) {
+	return squareMatrixOf(name, a, nd.LinalgType)
+}
+
+// squareMatrixOf checks that a is a square matrix of a dtype that types
+// accepts, and returns the result's dtype or an error Array.
+func squareMatrixOf(name string, a *Array, types func(string, nd.DType) (nd.DType, error)) (nd.DType, *Array) {
 	if err := a.Err(); err != nil {
 		return nd.Invalid, errArray(err)
 	}
@@ -455,7 +460,7 @@ func squareMatrix(name string, a *Array) (nd.DType, *Array) {
 	if a.shape[0] != a.shape[1] {
 		return nd.Invalid, errorf(name, [][]int{a.shape}, "last 2 dimensions of the array must be square")
 	}
-	dt, err := nd.LinalgType(name, a.dtype)
+	dt, err := types(name, a.dtype)
 	if err != nil {
 		return nd.Invalid, errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Err: err})
 	}
@@ -463,10 +468,11 @@ func squareMatrix(name string, a *Array) (nd.DType, *Array) {
 }
 
 // Inv is dask.array.linalg.inv (numpy.linalg.inv) of a square 2-d a, in
-// one task (see the package's note on decompositions); a singular matrix
-// fails at Compute with nd's LinAlgError.
+// one task (see the package's note on decompositions); complex matrices
+// through their real embedding (nd.Inv). A singular matrix fails at
+// Compute with nd's LinAlgError.
 func Inv(a *Array) *Array {
-	dt, e := squareMatrix("inv", a)
+	dt, e := squareMatrixOf("inv", a, nd.LinalgTypeComplex)
 	if e != nil {
 		return e
 	}
@@ -501,11 +507,12 @@ func LU(a *Array) (p, l, u *Array) {
 
 // Solve is dask.array.linalg.solve (numpy.linalg.solve): x with a·x = b
 // for a square 2-d a and a 1-d or 2-d b. a is one block; b's column
-// blocks are solved in a task each. A singular a fails at Compute with
-// nd's LinAlgError.
+// blocks are solved in a task each; complex systems through their real
+// embedding (nd.Solve). A singular a fails at Compute with nd's
+// LinAlgError.
 func Solve(a, b *Array) *Array {
 	const name = "solve"
-	_, e := squareMatrix(name, a)
+	_, e := squareMatrixOf(name, a, nd.LinalgTypeComplex)
 	if e != nil {
 		return e
 	}
@@ -515,7 +522,7 @@ func Solve(a, b *Array) *Array {
 	if (b.NDim() != 1 && b.NDim() != 2) || b.shape[0] != a.shape[0] {
 		return errorf(name, [][]int{a.shape, b.shape}, "b must be (M,) or (M, K) for a (M, M)")
 	}
-	dt, err := nd.LinalgType(name, nd.ResultType(a.dtype, b.dtype))
+	dt, err := nd.LinalgTypeComplex(name, nd.ResultType(a.dtype, b.dtype))
 	if err != nil {
 		return errArray(&Error{Op: name, Shapes: [][]int{a.shape, b.shape}, Err: err})
 	}
@@ -688,7 +695,7 @@ func flipByVh(u, vh *Array) (*Array, *Array) {
 // p: the p-th root of the sum of |x|^p); two axes: matrix norms (nil or
 // "fro", "nuc", ±1 (column sums), ±2 (singular values), ±inf (row sums)).
 // The 2-norms and "nuc" of a matrix take its singular values in one task
-// (x must then be 2-d). Integers are converted to float64 first; float32
+// (x must then be 2-d; complex through nd.SVDVals). Integers are converted to float64 first; float32
 // and complex64 give float32, as numpy.
 func Norm(x *Array, ord any, axes []int, keepdims bool) *Array {
 	const name = "norm"
@@ -766,12 +773,11 @@ func Norm(x *Array, ord any, axes []int, keepdims bool) *Array {
 			if x.NDim() != 2 {
 				return errorf(name, shapes, "the 2-norms and the nuclear norm need a 2-d array")
 			}
-			xr := x
-			if xr.dtype.IsComplex() {
-				return errorf(name, shapes, "the 2-norms and the nuclear norm of complex matrices are not supported")
+			dt := nd.Float64
+			if x.dtype == nd.Float32 || x.dtype == nd.Complex64 {
+				dt = nd.Float32
 			}
-			dt, _ := nd.LinalgType(name, xr.dtype)
-			sv := single(name+"-svdvals", linalgP{Fn: "svdvals"}, []int{min(x.shape[0], x.shape[1])}, dt, xr)
+			sv := single(name+"-svdvals", linalgP{Fn: "svdvals"}, []int{min(x.shape[0], x.shape[1])}, dt, x)
 			switch {
 			case sord == "nuc":
 				r = sv.Sum()

@@ -14,9 +14,10 @@ import (
 // (Dgetrf), inverse (Dgetri), solve (Dgetrs), Cholesky (Dpotrf) and
 // triangular solve (Dtrtrs). They compute in float64: float32 operands
 // give float32 results (numpy.linalg's rule), integers and bools float64.
-// gonum has no complex LAPACK, so complex operands are a *LinAlgError
-// naming the op; so are singular and non-positive-definite matrices, as
-// numpy's LinAlgError.
+// gonum has no complex LAPACK: Inv, Solve and SVDVals take complex
+// matrices through their real embedding (below); the others refuse them
+// with a *LinAlgError naming the op, as they do singular and
+// non-positive-definite matrices (numpy's LinAlgError).
 
 // LinAlgError is numpy.linalg.LinAlgError: a matrix the operation cannot
 // handle (singular, not positive definite, not square, complex).
@@ -42,6 +43,91 @@ func LinalgType(op string, d DType) (DType, error) {
 		return Float64, nil
 	}
 	return Invalid, &LinAlgError{Op: op, Reason: fmt.Sprintf("invalid dtype %s", d)}
+}
+
+// LinalgTypeComplex is LinalgType for the operations that take complex
+// matrices too (Inv, Solve, SVDVals): complex64 and complex128 stay.
+func LinalgTypeComplex(op string, d DType) (DType, error) {
+	if d == Complex64 || d == Complex128 {
+		return d, nil
+	}
+	return LinalgType(op, d)
+}
+
+// Complex matrices go through their real embedding: M = X + iY acts on
+// (u + iv) as the real [[X, -Y], [Y, X]] acts on [u; v], so a complex
+// solve or inverse is a real one of twice the size, and the singular
+// values of M are those of the embedding, each appearing twice. gonum's
+// LAPACK has no complex routines; the embedding costs 8x the flops of a
+// complex routine and keeps LAPACK's real backward stability.
+
+// embed returns the real 2m×2n embedding of the complex m×n matrix a.
+func embed(a *Array) ([]float64, int, int) {
+	c, _ := a.AsType(Complex128)
+	v, _ := Values[complex128](c)
+	m, n := a.shape[0], a.shape[1]
+	w := 2 * n
+	out := make([]float64, 4*m*n)
+	for i := range m {
+		for j := range n {
+			x, y := real(v[i*n+j]), imag(v[i*n+j])
+			out[i*w+j], out[i*w+n+j] = x, -y
+			out[(m+i)*w+j], out[(m+i)*w+n+j] = y, x
+		}
+	}
+	return out, 2 * m, 2 * n
+}
+
+func complexMatrix(op string, a *Array) error {
+	if err := checkArrays(op, a); err != nil {
+		return err
+	}
+	if a.NDim() != 2 {
+		return &LinAlgError{Op: op, Reason: fmt.Sprintf("%d-dimensional array given. Array must be two-dimensional", a.NDim())}
+	}
+	return nil
+}
+
+// fromParts returns re + i·im (row-major, m×n) as dtype dt.
+func fromParts(re, im []float64, dt DType, m, n int) (*Array, error) {
+	v := make([]complex128, m*n)
+	for i := range v {
+		v[i] = complex(re[i], im[i])
+	}
+	a, err := FromSlice(v, m, n)
+	if err != nil || dt == Complex128 {
+		return a, err
+	}
+	return a.AsType(dt)
+}
+
+// SVDVals is numpy.linalg.svd(a, compute_uv=False): a's singular values,
+// descending; float32 for float32 and complex64, float64 otherwise.
+func SVDVals(a *Array) (*Array, error) {
+	if err := complexMatrix("svd", a); err != nil {
+		return nil, err
+	}
+	if !a.dtype.IsComplex() {
+		_, s, _, err := SVD(a)
+		return s, err
+	}
+	dt := Float64
+	if a.dtype == Complex64 {
+		dt = Float32
+	}
+	v, m, n := embed(a)
+	if err := finite("svd", v); err != nil {
+		return nil, err
+	}
+	_, s2, _, ok := svdRaw(v, m, n)
+	if !ok {
+		return nil, &LinAlgError{Op: "svd", Reason: "SVD did not converge"}
+	}
+	s := make([]float64, len(s2)/2)
+	for i := range s {
+		s[i] = s2[2*i]
+	}
+	return fromMatrix(s, dt, len(s))
 }
 
 // matrix returns a's elements as a fresh row-major float64 slice, with m
@@ -240,9 +326,29 @@ func LU(a *Array) (p, l, u *Array, err error) {
 	return p, l, u, err
 }
 
-// Inv is numpy.linalg.inv of a square 2-d a; a singular matrix is a
-// *LinAlgError ("Singular matrix"), as numpy's.
+// Inv is numpy.linalg.inv of a square 2-d a (complex through the real
+// embedding); a singular matrix is a *LinAlgError ("Singular matrix"), as
+// numpy's.
 func Inv(a *Array) (*Array, error) {
+	if err := complexMatrix("inv", a); err != nil {
+		return nil, err
+	}
+	if a.dtype.IsComplex() {
+		if err := square("inv", a.shape[0], a.shape[1]); err != nil {
+			return nil, err
+		}
+		n := a.shape[0]
+		v, n2, _ := embed(a)
+		if err := invRaw(v, n2); err != nil {
+			return nil, err
+		}
+		re, im := make([]float64, n*n), make([]float64, n*n)
+		for i := range n {
+			copy(re[i*n:(i+1)*n], v[i*n2:i*n2+n])
+			copy(im[i*n:(i+1)*n], v[(n+i)*n2:(n+i)*n2+n])
+		}
+		return fromParts(re, im, a.dtype, n, n)
+	}
 	v, m, n, dt, err := matrix("inv", a)
 	if err != nil {
 		return nil, err
@@ -250,24 +356,37 @@ func Inv(a *Array) (*Array, error) {
 	if err := square("inv", m, n); err != nil {
 		return nil, err
 	}
-	if n > 0 {
-		ipiv := make([]int, n)
-		if !lapackImpl.Dgetrf(n, n, v, n, ipiv) {
-			return nil, &LinAlgError{Op: "inv", Reason: "Singular matrix"}
-		}
-		work := []float64{0}
-		lapackImpl.Dgetri(n, v, n, ipiv, work, -1)
-		work = make([]float64, max(int(work[0]), 1))
-		lapackImpl.Dgetri(n, v, n, ipiv, work, len(work))
+	if err := invRaw(v, n); err != nil {
+		return nil, err
 	}
 	return fromMatrix(v, dt, n, n)
 }
 
+// invRaw inverts the row-major n×n v in place.
+func invRaw(v []float64, n int) error {
+	if n == 0 {
+		return nil
+	}
+	ipiv := make([]int, n)
+	if !lapackImpl.Dgetrf(n, n, v, n, ipiv) {
+		return &LinAlgError{Op: "inv", Reason: "Singular matrix"}
+	}
+	work := []float64{0}
+	lapackImpl.Dgetri(n, v, n, ipiv, work, -1)
+	work = make([]float64, max(int(work[0]), 1))
+	lapackImpl.Dgetri(n, v, n, ipiv, work, len(work))
+	return nil
+}
+
 // Solve is numpy.linalg.solve for a square 2-d a and a 1-d or 2-d b:
-// x with a·x = b. The dtype is LinalgType of the two dtypes' ResultType.
+// x with a·x = b (complex through the real embedding). The dtype is
+// LinalgTypeComplex of the two dtypes' ResultType.
 func Solve(a, b *Array) (*Array, error) {
 	if err := checkArrays("solve", a, b); err != nil {
 		return nil, err
+	}
+	if a.dtype.IsComplex() || b.dtype.IsComplex() {
+		return solveComplex(a, b)
 	}
 	v, m, n, _, err := matrix("solve", a)
 	if err != nil {
@@ -373,4 +492,54 @@ func SolveTriangular(a, b *Array, lower bool) (*Array, error) {
 		return nil, &LinAlgError{Op: "solve_triangular", Reason: "Singular matrix"}
 	}
 	return fromMatrix(bv, dt, b.shape...)
+}
+
+// solveComplex solves a complex system through the real embedding.
+func solveComplex(a, b *Array) (*Array, error) {
+	if err := complexMatrix("solve", a); err != nil {
+		return nil, err
+	}
+	if err := square("solve", a.shape[0], a.shape[1]); err != nil {
+		return nil, err
+	}
+	dt, err := LinalgTypeComplex("solve", ResultType(a.dtype, b.dtype))
+	if err != nil {
+		return nil, err
+	}
+	if !dt.IsComplex() {
+		dt = Complex128
+	}
+	n := a.shape[0]
+	b2 := b
+	if b.NDim() == 1 {
+		b2, _ = b.Reshape(b.shape[0], 1)
+	}
+	if b2.NDim() != 2 || b2.shape[0] != n {
+		return nil, &ShapeError{Op: "solve", Shapes: [][]int{a.shape, b.shape}, Reason: "b must be (M,) or (M, K) with a (M, M)"}
+	}
+	k := b2.shape[1]
+	v, n2, _ := embed(a)
+	bc, _ := b2.AsType(Complex128)
+	bv, _ := Values[complex128](bc)
+	rhs := make([]float64, n2*k)
+	for i := range n {
+		for j := range k {
+			rhs[i*k+j] = real(bv[i*k+j])
+			rhs[(n+i)*k+j] = imag(bv[i*k+j])
+		}
+	}
+	if n > 0 {
+		ipiv := make([]int, n2)
+		if !lapackImpl.Dgetrf(n2, n2, v, n2, ipiv) {
+			return nil, &LinAlgError{Op: "solve", Reason: "Singular matrix"}
+		}
+		if k > 0 {
+			lapackImpl.Dgetrs(blas.NoTrans, n2, k, v, n2, ipiv, rhs, k)
+		}
+	}
+	x, err := fromParts(rhs[:n*k], rhs[n*k:], dt, n, k)
+	if err != nil || b.NDim() == 2 {
+		return x, err
+	}
+	return x.Reshape(n)
 }

@@ -331,7 +331,7 @@ func TestLUCholeskyInvSolve(t *testing.T) {
 		"inv-singular":   func() error { _, err := Inv(z); return err },
 		"solve-singular": func() error { _, err := Solve(z, wave(3, 1)); return err },
 		"cholesky-notpd": func() error { _, err := Cholesky(z, true); return err },
-		"inv-complex":    func() error { _, err := Inv(c); return err },
+		"chol-complex":   func() error { _, err := Cholesky(c, true); return err },
 		"inv-nonsquare":  func() error { _, err := Inv(wave(2, 3)); return err },
 	} {
 		if err := f(); !errors.As(err, &le) {

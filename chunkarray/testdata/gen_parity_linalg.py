@@ -60,6 +60,9 @@ inp("wide", np.round(rng.standard_normal((4, 9)) * 2, 3))
 S = (np.sin(t[:36] * 1.1) + np.cos(t[:36] * 0.23)).reshape(6, 6) + 4 * np.eye(6)
 inp("sq", S)
 inp("sq32", S.astype(np.float32))
+inp("sqc", S + 1j * np.round(rng.standard_normal((6, 6)), 3))
+inp("sqc64", inputs["sqc"].astype(np.complex64))
+inp("rhsc", np.linspace(-1, 1, 6) + 1j * np.linspace(2, 0, 6))
 inp("sqi", np.round(S * 10).astype(np.int32))
 sing = S.copy()
 sing[:, 2] = 0.0  # a zero column: an exact zero pivot for any LU
@@ -147,6 +150,13 @@ case("solve_shape", ["sq", "rhs13"], lambda a, b: np.linalg.solve(a, b))  # Valu
 case("inv", ["sq"], lambda a: np.linalg.inv(a))
 case("inv_f32", ["sq32"], lambda a: np.linalg.inv(a))
 case("inv_int", ["sqi"], lambda a: np.linalg.inv(a))
+case("inv_complex", ["sqc"], lambda a: np.linalg.inv(a))
+case("inv_c64", ["sqc64"], lambda a: np.linalg.inv(a))
+case("solve_complex", ["sqc", "rhsc"], lambda a, b: np.linalg.solve(a, b))
+case("solve_real_cplx", ["sq", "rhsc"], lambda a, b: np.linalg.solve(a, b))
+case("norm_mat_c_2", ["sqc"], lambda a: np.linalg.norm(a, 2))
+case("norm_mat_c_nuc", ["sqc"], lambda a: np.linalg.norm(a, "nuc"))
+case("norm_mat_c64_n2", ["sqc64"], lambda a: np.linalg.norm(a, -2))
 case("inv_check", ["sq"], lambda a: a @ np.linalg.inv(a))
 case("inv_singular", ["sing"], lambda a: np.linalg.inv(a))  # LinAlgError
 case("inv_nonsquare", ["tall"], lambda a: np.linalg.inv(a))  # LinAlgError
