@@ -12,9 +12,13 @@ package chunkarray
 // quantities (see the script).
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
@@ -292,7 +296,47 @@ var parityLinalgExprs = map[string]confExpr{
 	"shift_roundtrip":  func(in []*Array) *Array { return IFFTShift(FFTShift(in[0])) },
 }
 
+// addRandomEinsum adds the random einsum cases, whose subscripts the
+// script writes to einsum_random.json.
+var addRandomEinsum = sync.OnceValue(func() error {
+	b, err := os.ReadFile(filepath.Join(parityLinalgDir, "einsum_random.json"))
+	if err != nil {
+		return err
+	}
+	var subs map[string]string
+	if err := json.Unmarshal(b, &subs); err != nil {
+		return err
+	}
+	for name, sub := range subs {
+		parityLinalgExprs[name] = einE(sub)
+	}
+	if b, err = os.ReadFile(filepath.Join(parityLinalgDir, "fft_random.json")); err != nil {
+		return err
+	}
+	var ffts map[string]struct {
+		Fn   string `json:"fn"`
+		S    []int  `json:"s"`
+		Axes []int  `json:"axes"`
+		Norm string `json:"norm"`
+	}
+	if err := json.Unmarshal(b, &ffts); err != nil {
+		return err
+	}
+	fns := map[string]func(a *Array, s, axes []int, norm string) *Array{"fftn": FFTN, "ifftn": IFFTN, "rfftn": RFFTN, "irfftn": IRFFTN}
+	for name, c := range ffts {
+		fn, ok := fns[c.Fn]
+		if !ok {
+			return fmt.Errorf("%s: unknown transform %q", name, c.Fn)
+		}
+		parityLinalgExprs[name] = func(in []*Array) *Array { return fn(whole(in[0]), c.S, c.Axes, c.Norm) }
+	}
+	return nil
+})
+
 func TestParityLinalg(t *testing.T) {
+	if err := addRandomEinsum(); err != nil {
+		t.Fatal(err)
+	}
 	inputs := map[string]*nd.Array{}
 	for _, c := range loadCases(t, parityLinalgDir) {
 		t.Run(c.Name, func(t *testing.T) {
@@ -334,6 +378,9 @@ func TestParityLinalgGoldensCurrent(t *testing.T) {
 
 // TestParityLinalgExprsHaveCases keeps the table and the manifest in step.
 func TestParityLinalgExprsHaveCases(t *testing.T) {
+	if err := addRandomEinsum(); err != nil {
+		t.Fatal(err)
+	}
 	names := map[string]bool{}
 	for _, c := range loadCases(t, parityLinalgDir) {
 		names[c.Name] = true

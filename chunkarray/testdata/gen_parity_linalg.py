@@ -264,6 +264,49 @@ E = [
 ]
 for name, sub, ins in E:
     case(name, ins, lambda *xs, sub=sub: np.einsum(sub, *xs))
+# Random einsum expressions (a fixed seed): 1 to 3 operands of 0 to 3
+# axes over the labels a-e with lengths 0 to 4 (1 broadcasting), an
+# implicit or explicit output, several dtypes. The subscripts go to
+# einsum_random.json for the Go side; numpy's refusals are error cases.
+erng = np.random.default_rng(2024)
+
+
+def typed(xs):
+    """The operands cast to their common dtype by dtype alone: a 0-d
+    chunkarray operand is typed as an array (Dask's rule, chunkarray's
+    doc), where numpy's einsum would apply value-based casting to it."""
+    dt = np.result_type(*[x.dtype for x in xs])
+    return [x.astype(dt) for x in xs]
+
+
+
+ELABELS = "abcde"
+EDTYPES = [np.float64, np.float32, np.int32, np.int8, np.uint8, np.complex128, np.bool_]
+einsum_random = {}
+for i in range(96):
+    sizes = {l: int(erng.integers(0, 5)) for l in ELABELS}
+    nops = int(erng.integers(1, 4))
+    terms, ins = [], []
+    for k in range(nops):
+        nd_ = int(erng.integers(0, 4))
+        labels = "".join(erng.choice(list(ELABELS), nd_))
+        shape = [sizes[l] if erng.random() > 0.15 else 1 for l in labels]
+        dt = EDTYPES[int(erng.integers(0, len(EDTYPES)))]
+        x = erng.standard_normal(shape) * 4
+        if np.dtype(dt).kind == "c":
+            x = x + 1j * erng.standard_normal(shape)
+        name = f"er{i:02d}_{k}"
+        inp(name, np.round(x).astype(dt) if np.dtype(dt).kind in "iub" else x.astype(dt))
+        terms.append(labels)
+        ins.append(name)
+    sub = ",".join(terms)
+    if erng.random() < 0.6:
+        used = sorted(set("".join(terms)))
+        out = "".join(erng.permutation(used)[: int(erng.integers(0, len(used) + 1))]) if used else ""
+        sub += "->" + out
+    einsum_random[f"ein_rand_{i:02d}"] = sub
+    case(f"ein_rand_{i:02d}", ins, lambda *xs, sub=sub: np.einsum(sub, *typed(xs)))
+
 # ----------------------------------------------------------------- fft
 inp("s8", np.sin(t[:8] * 0.8) + 0.3 * np.cos(t[:8] * 2.1))
 inp("s7", np.cos(t[:7] * 0.5) - 0.2)
@@ -340,6 +383,35 @@ F = [
 for name, ins, fn in F:
     case(name, ins, fn)
 
+# Random n-d transforms (a fixed seed): fftn, ifftn, rfftn or irfftn of
+# a 1-d to 3-d input (lengths 1 to 6, several dtypes) with random axes
+# (repeats allowed, as numpy), s (None, or per axis a length or None) and
+# norm; written to fft_random.json for the Go side (s entries 0 for None).
+frng = np.random.default_rng(77)
+FDTYPES = [np.float64, np.float32, np.int16, np.complex128, np.complex64]
+fft_random = {}
+for i in range(40):
+    nd_ = int(frng.integers(1, 4))
+    shape = [int(frng.integers(1, 7)) for _ in range(nd_)]
+    dt = FDTYPES[int(frng.integers(0, len(FDTYPES)))]
+    x = frng.standard_normal(shape) * 3
+    if np.dtype(dt).kind == "c":
+        x = x + 1j * frng.standard_normal(shape)
+    name = f"fr{i:02d}"
+    inp(name, np.round(x).astype(dt) if np.dtype(dt).kind == "i" else x.astype(dt))
+    fn = ["fftn", "ifftn", "rfftn", "irfftn"][int(frng.integers(0, 4))]
+    axes = None
+    if frng.random() < 0.6:
+        k = int(frng.integers(1, nd_ + 1))
+        axes = [int(a) for a in frng.integers(-nd_, nd_, k)]
+    sv = None
+    if frng.random() < 0.5:
+        k = len(axes) if axes is not None else int(frng.integers(1, nd_ + 1))
+        sv = [int(frng.integers(1, 8)) for _ in range(k)]
+    nm = [None, "backward", "ortho", "forward"][int(frng.integers(0, 4))]
+    fft_random[f"fft_rand_{i:02d}"] = {"fn": fn, "s": sv, "axes": axes, "norm": nm or ""}
+    case(f"fft_rand_{i:02d}", [name], lambda x, fn=fn, sv=sv, axes=axes, nm=nm: getattr(np.fft, fn)(x, s=sv, axes=axes, norm=nm))
+
 # ---------------------------------------------------------------- write
 names = [c[0] for c in cases]
 dups = {n for n in names if names.count(n) > 1}
@@ -367,6 +439,12 @@ for i in sorted(used):
     np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
 unused = set(inputs) - used
 assert not unused, unused
+with open(os.path.join(OUT, "einsum_random.json"), "w") as f:
+    json.dump(einsum_random, f, indent=1, sort_keys=True)
+    f.write("\n")
+with open(os.path.join(OUT, "fft_random.json"), "w") as f:
+    json.dump(fft_random, f, indent=1, sort_keys=True)
+    f.write("\n")
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
     f.write("\n")
