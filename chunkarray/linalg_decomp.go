@@ -20,11 +20,12 @@ import (
 // zeros to the wider), which lazy slices unpack: every task value stays an
 // *nd.Array that the codec moves between processes.
 //
-// Solve, Inv, Cholesky and LU compute in one task on the whole matrix
-// (rechunked to one block; the right-hand side of Solve keeps its column
-// blocks): Dask blocks them (a blocked LU and triangular solves over the
-// square chunks), which spreads a large matrix over tasks; here the
-// matrix must fit a task's memory. The factors come from gonum's LAPACK
+// Cholesky and SolveTriangular are blocked as Dask's (linalg_blocked.go).
+// Solve, Inv and LU compute in one task on the whole matrix (rechunked to
+// one block; the right-hand side of Solve keeps its column blocks): Dask
+// blocks LU with pivoting inside the diagonal blocks only, which makes p,
+// l and u depend on the chunking; here they are scipy.linalg.lu's for any
+// chunking, and the matrix must fit a task's memory. The factors come from gonum's LAPACK
 // (package nd: float64 arithmetic, float32 results for float32 inputs;
 // complex matrices are an error).
 
@@ -56,6 +57,9 @@ type linalgP struct {
 }
 
 func (p linalgP) run(_ context.Context, args []any) (any, error) {
+	if blockedStep(p.Fn) {
+		return p.runBlocked(args)
+	}
 	arr := func(i int) (*nd.Array, error) { return argArray(args[i], opLinalg+" "+p.Fn) }
 	switch p.Fn {
 	case "qr-block": // a row block -> Q_i (m_i×k_i) over R_i (k_i×n)
@@ -481,15 +485,22 @@ func Inv(a *Array) *Array {
 
 // Cholesky is dask.array.linalg.cholesky(a, lower): the lower factor l
 // (a = l·lᵀ) or, with lower false (Dask's default), the upper u (a =
-// uᵀ·u); numpy.linalg.cholesky is lower=true. One task; only the named
-// triangle of a is read; a matrix that is not positive definite fails at
-// Compute with nd's LinAlgError.
+// uᵀ·u); numpy.linalg.cholesky is lower=true. Blocked as Dask's
+// (linalg_blocked.go: a task per block of the factor, over square blocks;
+// where a's row and column chunks differ both become their union, where
+// Dask refuses). Only the lower triangle of a is read (numpy's too); a
+// matrix that is not positive definite fails at Compute with nd's
+// LinAlgError.
 func Cholesky(a *Array, lower bool) *Array {
 	dt, e := squareMatrix("cholesky", a)
 	if e != nil {
 		return e
 	}
-	return single("cholesky", linalgP{Fn: "cholesky", Lower: lower}, a.shape, dt, a)
+	l := choleskyBlocked(a, dt)
+	if lower {
+		return l
+	}
+	return l.T()
 }
 
 // LU is dask.array.linalg.lu (scipy.linalg.lu): p, l, u with a = p·l·u,
@@ -548,7 +559,8 @@ func solveBlocks(name string, p linalgP, a, b *Array, dt nd.DType) *Array {
 
 // SolveTriangular is dask.array.linalg.solve_triangular: x with a·x = b
 // for a triangular a (upper, or lower with lower true; the other triangle
-// is not read).
+// is not read), blocked as Dask's (linalg_blocked.go: block rows of x
+// solved in turn, a task per block of x).
 func SolveTriangular(a, b *Array, lower bool) *Array {
 	const name = "solve-triangular"
 	_, e := squareMatrix(name, a)
@@ -565,7 +577,7 @@ func SolveTriangular(a, b *Array, lower bool) *Array {
 	if err != nil {
 		return errArray(&Error{Op: name, Shapes: [][]int{a.shape, b.shape}, Err: err})
 	}
-	return solveBlocks(name, linalgP{Fn: "solve-triangular", Lower: lower}, a, b, dt)
+	return trsmBlocked(a, b, lower, dt)
 }
 
 // Lstsq is dask.array.linalg.lstsq(a, b): the least-squares solution x of

@@ -218,3 +218,55 @@ func BenchmarkEinsumChunked(b *testing.B) {
 		}
 	}
 }
+
+// The blocked Cholesky and triangular solves against nd's one-block
+// factorizations, over chunkings with several blocks per side (including
+// row and column chunks that differ).
+func TestBlockedCholeskyAndTriangular(t *testing.T) {
+	w := waveND(t, 17, 17)
+	wt, _ := w.Transpose()
+	spd, _ := nd.Matmul(w, wt)
+	eye, _ := nd.Zeros(nd.Float64, 17, 17)
+	for i := range 17 {
+		eye.Data().([]float64)[i*17+i] = 17
+	}
+	spd, _ = nd.Binary(nd.Add, spd, eye)
+	wantL, err := nd.Cholesky(spd, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := waveND(t, 17, 4)
+	for _, ch := range []any{5, 1, [][]int{{3, 0, 14}, {17}}, [][]int{{8, 9}, {2, 6, 9}}} {
+		a := FromNDArray(spd, ch)
+		l := Cholesky(a, true)
+		if n := l.NumTasks(); n < 1 {
+			t.Fatalf("%v: no tasks", ch)
+		}
+		if d := maxDiff(t, computeND(t, l), wantL); d > 1e-10 {
+			t.Errorf("%v: lower factor off by %g", ch, d)
+		}
+		u := Cholesky(a, false)
+		if d := maxDiff(t, computeND(t, Matmul(u.T(), u)), spd); d > 1e-9 {
+			t.Errorf("%v: uᵀ·u off a by %g", ch, d)
+		}
+		for _, lower := range []bool{true, false} {
+			tri := l
+			if !lower {
+				tri = l.T()
+			}
+			for _, rhs := range []*Array{FromNDArray(b, []int{4, 3}), FromNDArray(b, 6).Index(All(), At(1))} {
+				x := SolveTriangular(tri, rhs, lower)
+				back := computeND(t, Matmul(tri, x))
+				want := computeND(t, rhs)
+				if d := maxDiff(t, back, want); d > 1e-9 {
+					t.Errorf("%v lower=%v b%v: t·x off b by %g", ch, lower, rhs.Shape(), d)
+				}
+			}
+		}
+	}
+	// not positive definite: an error from the diagonal block that fails
+	neg, _ := nd.Binary(nd.Mul, spd, nd.Scalar(-1.0))
+	if _, err := Cholesky(FromNDArray(neg, 5), true).Compute(context.Background()); err == nil {
+		t.Error("cholesky of a negative definite matrix: no error")
+	}
+}
