@@ -516,14 +516,35 @@ func LU(a *Array) (p, l, u *Array) {
 	return packed.Index(Range(0, n), All()), packed.Index(Range(n, 2*n), All()), packed.Index(Range(2*n, 3*n), All())
 }
 
+// SolveOpts are Solve's options.
+type SolveOpts struct {
+	// AssumeA is Dask's (and scipy's) assume_a: "" or "gen" for a general
+	// matrix (LU in one task), "pos" for a symmetric positive definite
+	// one: the blocked Cholesky factor l, then the blocked triangular
+	// solves l·y = b and lᵀ·x = y, no task holding the whole matrix.
+	AssumeA string
+}
+
 // Solve is dask.array.linalg.solve (numpy.linalg.solve): x with a·x = b
-// for a square 2-d a and a 1-d or 2-d b. a is one block; b's column
-// blocks are solved in a task each; complex systems through their real
-// embedding (nd.Solve). A singular a fails at Compute with nd's
-// LinAlgError.
-func Solve(a, b *Array) *Array {
+// for a square 2-d a and a 1-d or 2-d b. By default a is one block and
+// b's column blocks are solved in a task each; complex systems go through
+// their real embedding (nd.Solve). A singular a fails at Compute with
+// nd's LinAlgError. See SolveOpts for assume_a="pos".
+func Solve(a, b *Array, opts ...SolveOpts) *Array {
 	const name = "solve"
-	_, e := squareMatrixOf(name, a, nd.LinalgTypeComplex)
+	var o SolveOpts
+	if len(opts) > 0 {
+		o = opts[len(opts)-1]
+	}
+	types := nd.LinalgTypeComplex
+	switch o.AssumeA {
+	case "", "gen":
+	case "pos":
+		types = nd.LinalgType
+	default:
+		return errorf(name, nil, "assume_a %q: want \"gen\" or \"pos\"", o.AssumeA)
+	}
+	_, e := squareMatrixOf(name, a, types)
 	if e != nil {
 		return e
 	}
@@ -533,9 +554,13 @@ func Solve(a, b *Array) *Array {
 	if (b.NDim() != 1 && b.NDim() != 2) || b.shape[0] != a.shape[0] {
 		return errorf(name, [][]int{a.shape, b.shape}, "b must be (M,) or (M, K) for a (M, M)")
 	}
-	dt, err := nd.LinalgTypeComplex(name, nd.ResultType(a.dtype, b.dtype))
+	dt, err := types(name, nd.ResultType(a.dtype, b.dtype))
 	if err != nil {
 		return errArray(&Error{Op: name, Shapes: [][]int{a.shape, b.shape}, Err: err})
+	}
+	if o.AssumeA == "pos" {
+		l := Cholesky(a, true)
+		return SolveTriangular(l.T(), SolveTriangular(l, b, true), false).AsType(dt)
 	}
 	return solveBlocks(name, linalgP{Fn: "solve"}, a, b, dt)
 }

@@ -68,6 +68,7 @@ sing = S.copy()
 sing[:, 2] = 0.0  # a zero column: an exact zero pivot for any LU
 inp("sing", sing)
 inp("spd", S @ S.T + np.eye(6))
+inp("spd32", inputs["spd"].astype(np.float32))
 notpd = S @ S.T
 notpd[0, 0] = -1.0
 inp("notpd", notpd)
@@ -145,6 +146,8 @@ case("solve_vec", ["sq", "rhs"], lambda a, b: np.linalg.solve(a, b))
 case("solve_mat", ["sq", "rhs2"], lambda a, b: np.linalg.solve(a, b))
 case("solve_f32", ["sq32", "rhs"], lambda a, b: np.linalg.solve(a, b))  # float64: rhs is
 case("solve_f32_f32", ["sq32"], lambda a: np.linalg.solve(a, a[:, 0]))
+case("solve_pos", ["spd", "rhs2"], lambda a, b: np.linalg.solve(a, b))  # Go: assume_a="pos"
+case("solve_pos_vec_f32", ["spd32", "rhs"], lambda a, b: np.linalg.solve(a, b.astype(np.float32)))
 case("solve_singular", ["sing", "rhs"], lambda a, b: np.linalg.solve(a, b))  # LinAlgError
 case("solve_shape", ["sq", "rhs13"], lambda a, b: np.linalg.solve(a, b))  # ValueError
 case("inv", ["sq"], lambda a: np.linalg.inv(a))
