@@ -381,3 +381,23 @@ func BenchmarkFFTLanes(b *testing.B) {
 		}
 	}
 }
+
+// numpy.fft.fftfreq(8), fftfreq(5, d=0.5), rfftfreq(7, d=2) (printed by
+// numpy 1.24).
+func TestFFTFreq(t *testing.T) {
+	for name, tc := range map[string]struct{ got, want []float64 }{
+		"fftfreq-8":    {FFTFreq(8, 1), []float64{0, 0.125, 0.25, 0.375, -0.5, -0.375, -0.25, -0.125}},
+		"fftfreq-5":    {FFTFreq(5, 0.5), []float64{0, 0.4, 0.8, -0.8, -0.4}},
+		"rfftfreq-7-2": {RFFTFreq(7, 2), []float64{0, 1.0 / 14, 2.0 / 14, 3.0 / 14}},
+	} {
+		if len(tc.got) != len(tc.want) {
+			t.Fatalf("%s: %v, want %v", name, tc.got, tc.want)
+		}
+		for i := range tc.want {
+			if math.Abs(tc.got[i]-tc.want[i]) > 1e-15 {
+				t.Errorf("%s: %v, want %v", name, tc.got, tc.want)
+				break
+			}
+		}
+	}
+}
