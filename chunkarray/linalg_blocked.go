@@ -33,18 +33,23 @@ func blockedStep(fn string) bool {
 	return false
 }
 
-// runBlocked runs a step of the blocked algorithms: args are *nd.Array.
-func (p linalgP) runBlocked(args []any) (any, error) {
-	bs := make([]*nd.Array, len(args))
-	for i, v := range args {
-		b, err := argArray(v, opLinalg+" "+p.Fn)
-		if err != nil {
-			return nil, err
-		}
-		bs[i] = b
+// runBlocked runs a step of the blocked algorithms on its blocks.
+func (p linalgP) runBlocked(bs []*nd.Array) (any, error) {
+	need := 0
+	switch p.Fn {
+	case "same", "chol-diag":
+		need = 1
+	case "chol-panel", "trsm":
+		need = 2
+	}
+	if len(bs) < need || need == 2 && len(bs)%2 != 0 {
+		return nil, fmt.Errorf("%s %s: %d arguments", opLinalg, p.Fn, len(bs))
 	}
 	switch p.Fn {
 	case "zeros": // Ints: the block's shape
+		if len(p.Ints) != 2 {
+			return nil, fmt.Errorf("%s zeros: shape %v", opLinalg, p.Ints)
+		}
 		return nd.Zeros(p.DType, p.Ints...)
 	case "same":
 		return bs[0], nil

@@ -57,135 +57,131 @@ type linalgP struct {
 }
 
 func (p linalgP) run(_ context.Context, args []any) (any, error) {
-	if blockedStep(p.Fn) {
-		return p.runBlocked(args)
+	if p.Fn == "qr-stack" {
+		return p.qrStack(args)
 	}
-	arr := func(i int) (*nd.Array, error) { return argArray(args[i], opLinalg+" "+p.Fn) }
+	bs := make([]*nd.Array, len(args))
+	for i, v := range args {
+		b, err := argArray(v, opLinalg+" "+p.Fn)
+		if err != nil {
+			return nil, err
+		}
+		bs[i] = b
+	}
+	if blockedStep(p.Fn) {
+		return p.runBlocked(bs)
+	}
+	if n := stepArity(p.Fn); len(bs) != n {
+		return nil, fmt.Errorf("%s %s: %d arguments, want %d", opLinalg, p.Fn, len(bs), n)
+	}
 	switch p.Fn {
 	case "qr-block": // a row block -> Q_i (m_i×k_i) over R_i (k_i×n)
-		a, err := arr(0)
+		q, r, err := nd.QR(bs[0])
 		if err != nil {
 			return nil, err
 		}
-		q, r, err := nd.QR(a)
-		if err != nil {
-			return nil, err
-		}
-		return packRows(a.Shape()[1], q, r)
-	case "qr-stack": // packed blocks; Ints: m_i then k_i per block -> Q2 over R
-		list, ok := args[0].([]any)
-		if !ok {
-			return nil, fmt.Errorf("%s qr-stack: argument is %T, want a list", opLinalg, args[0])
-		}
-		nb := len(list)
-		var rs []*nd.Array
-		for i, v := range list {
-			b, err := argArray(v, opLinalg)
-			if err != nil {
-				return nil, err
-			}
-			mi, ki := p.Ints[i], p.Ints[nb+i]
-			r, err := b.Slice(nd.Slice1{Start: mi, Stop: mi + ki, Step: 1}, nd.Slice1{Start: 0, Stop: b.Shape()[1], Step: 1})
-			if err != nil {
-				return nil, err
-			}
-			rs = append(rs, r)
-		}
-		st, err := stackRows(rs)
-		if err != nil {
-			return nil, err
-		}
-		q, r, err := nd.QR(st)
-		if err != nil {
-			return nil, err
-		}
-		return packRows(st.Shape()[1], q, r)
-	case "qr-q": // block i of stage 1, stage 2; Ints: m_i, k_i, offset, k -> Q_i·Q2_i
-		b1, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		b2, err := arr(1)
-		if err != nil {
-			return nil, err
-		}
-		mi, ki, off, k := p.Ints[0], p.Ints[1], p.Ints[2], p.Ints[3]
-		qi, err := b1.Slice(nd.Slice1{Start: 0, Stop: mi, Step: 1}, nd.Slice1{Start: 0, Stop: ki, Step: 1})
-		if err != nil {
-			return nil, err
-		}
-		q2, err := b2.Slice(nd.Slice1{Start: off, Stop: off + ki, Step: 1}, nd.Slice1{Start: 0, Stop: k, Step: 1})
-		if err != nil {
-			return nil, err
-		}
-		return nd.Matmul(qi, q2)
-	case "svd": // a matrix (k×n, k <= n) -> U_r over s over Vh, signs fixed
-		a, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		u, s, vh, err := nd.SVD(a)
-		if err != nil {
-			return nil, err
-		}
-		if err := flipSigns(u, vh); err != nil {
-			return nil, err
-		}
-		s2, err := s.Reshape(1, s.Shape()[0])
-		if err != nil {
-			return nil, err
-		}
-		return packRows(a.Shape()[1], u, s2, vh)
+		return packRows(bs[0].Shape()[1], q, r)
+	case "qr-q":
+		return p.qrQ(bs[0], bs[1])
+	case "svd":
+		return svdPacked(bs[0])
 	case "svdvals":
-		a, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		return nd.SVDVals(a)
+		return nd.SVDVals(bs[0])
 	case "solve":
-		a, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := arr(1)
-		if err != nil {
-			return nil, err
-		}
-		return nd.Solve(a, b)
+		return nd.Solve(bs[0], bs[1])
 	case "solve-triangular":
-		a, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := arr(1)
-		if err != nil {
-			return nil, err
-		}
-		return nd.SolveTriangular(a, b, p.Lower)
+		return nd.SolveTriangular(bs[0], bs[1], p.Lower)
 	case "inv":
-		a, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		return nd.Inv(a)
+		return nd.Inv(bs[0])
 	case "cholesky":
-		a, err := arr(0)
-		if err != nil {
-			return nil, err
-		}
-		return nd.Cholesky(a, p.Lower)
+		return nd.Cholesky(bs[0], p.Lower)
 	case "lu": // -> P over L over U
-		a, err := arr(0)
+		pm, l, u, err := nd.LU(bs[0])
 		if err != nil {
 			return nil, err
 		}
-		pm, l, u, err := nd.LU(a)
-		if err != nil {
-			return nil, err
-		}
-		return packRows(max(a.Shape()[0], a.Shape()[1]), pm, l, u)
+		return packRows(max(bs[0].Shape()[0], bs[0].Shape()[1]), pm, l, u)
 	}
 	return nil, fmt.Errorf("%s: unknown step %q", opLinalg, p.Fn)
+}
+
+// stepArity is the number of block arguments of a one-shot step.
+func stepArity(fn string) int {
+	switch fn {
+	case "qr-q", "solve", "solve-triangular":
+		return 2
+	}
+	return 1
+}
+
+// qrStack factors the stacked R_i of the packed stage-1 blocks (args[0],
+// a list); Ints: m_i then k_i per block. It returns Q2 over R.
+func (p linalgP) qrStack(args []any) (any, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("%s qr-stack: %d arguments, want 1", opLinalg, len(args))
+	}
+	list, ok := args[0].([]any)
+	if !ok || len(p.Ints) != 2*len(list) {
+		return nil, fmt.Errorf("%s qr-stack: argument is %T (%d sizes), want a list of blocks", opLinalg, args[0], len(p.Ints))
+	}
+	nb := len(list)
+	rs := make([]*nd.Array, 0, nb)
+	for i, v := range list {
+		b, err := argArray(v, opLinalg)
+		if err != nil {
+			return nil, err
+		}
+		mi, ki := p.Ints[i], p.Ints[nb+i]
+		r, err := b.Slice(nd.Slice1{Start: mi, Stop: mi + ki, Step: 1}, nd.Slice1{Start: 0, Stop: b.Shape()[1], Step: 1})
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	st, err := stackRows(rs)
+	if err != nil {
+		return nil, err
+	}
+	q, r, err := nd.QR(st)
+	if err != nil {
+		return nil, err
+	}
+	return packRows(st.Shape()[1], q, r)
+}
+
+// qrQ is block i of TSQR's Q: Q_i·Q2_i, from block i of stage 1 and
+// stage 2; Ints: m_i, k_i, the offset of block i's rows in Q2, k.
+func (p linalgP) qrQ(b1, b2 *nd.Array) (*nd.Array, error) {
+	if len(p.Ints) != 4 {
+		return nil, fmt.Errorf("%s qr-q: %d sizes, want 4", opLinalg, len(p.Ints))
+	}
+	mi, ki, off, k := p.Ints[0], p.Ints[1], p.Ints[2], p.Ints[3]
+	qi, err := b1.Slice(nd.Slice1{Start: 0, Stop: mi, Step: 1}, nd.Slice1{Start: 0, Stop: ki, Step: 1})
+	if err != nil {
+		return nil, err
+	}
+	q2, err := b2.Slice(nd.Slice1{Start: off, Stop: off + ki, Step: 1}, nd.Slice1{Start: 0, Stop: k, Step: 1})
+	if err != nil {
+		return nil, err
+	}
+	return nd.Matmul(qi, q2)
+}
+
+// svdPacked factors a (k×n, k <= n) and returns U_r over s over Vh, the
+// signs fixed by flipSigns.
+func svdPacked(a *nd.Array) (*nd.Array, error) {
+	u, s, vh, err := nd.SVD(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := flipSigns(u, vh); err != nil {
+		return nil, err
+	}
+	s2, err := s.Reshape(1, s.Shape()[0])
+	if err != nil {
+		return nil, err
+	}
+	return packRows(a.Shape()[1], u, s2, vh)
 }
 
 // packRows stacks matrices of at most width columns (the same dtype) one
@@ -743,24 +739,23 @@ func Norm(x *Array, ord any, axes []int, keepdims bool) *Array {
 	if !x.dtype.IsFloat() && !x.dtype.IsComplex() {
 		x = x.AsType(nd.Float64)
 	}
-	var p float64
-	var sord string
+	o := normOrd{set: ord != nil}
 	switch v := ord.(type) {
 	case nil:
 	case string:
 		if v != "fro" && v != "nuc" {
 			return errorf(name, shapes, "invalid norm order %q", v)
 		}
-		sord = v
+		o.s = v
 	case int:
-		p = float64(v)
+		o.p = float64(v)
 	case float64:
-		p = v
+		o.p = v
 	default:
 		return errorf(name, shapes, "norm order of type %T", ord)
 	}
 	if axes == nil {
-		if ord == nil {
+		if !o.set {
 			return x.Abs().Square().Reduce(nd.Sum, nil, ReduceOpts{Keepdims: keepdims}).Sqrt()
 		}
 		switch x.NDim() {
@@ -782,70 +777,9 @@ func Norm(x *Array, ord any, axes []int, keepdims bool) *Array {
 	var r *Array
 	switch len(ax) {
 	case 1:
-		if sord != "" {
-			return errorf(name, shapes, "invalid norm order %q for vectors", sord)
-		}
-		a := x.Abs()
-		switch {
-		case ord == nil || p == 2:
-			r = a.Square().Sum(ax...).Sqrt()
-		case math.IsInf(p, 1):
-			r = a.Max(ax...)
-		case math.IsInf(p, -1):
-			r = a.Min(ax...)
-		case p == 0:
-			r = x.NotEqual(0).AsType(a.dtype).Sum(ax...)
-		case p == 1:
-			r = a.Sum(ax...)
-		default:
-			r = a.Pow(p).Sum(ax...).Pow(1 / p)
-		}
+		r = vectorNorm(x, o, ax[0])
 	case 2:
-		row, col := ax[0], ax[1]
-		a := x.Abs()
-		switch {
-		case ord == nil || sord == "fro":
-			r = a.Square().Sum(ax...).Sqrt()
-		case sord == "nuc" || p == 2 || p == -2:
-			if x.NDim() != 2 {
-				return errorf(name, shapes, "the 2-norms and the nuclear norm need a 2-d array")
-			}
-			dt := nd.Float64
-			if x.dtype == nd.Float32 || x.dtype == nd.Complex64 {
-				dt = nd.Float32
-			}
-			sv := single(name+"-svdvals", linalgP{Fn: "svdvals"}, []int{min(x.shape[0], x.shape[1])}, dt, x)
-			switch {
-			case sord == "nuc":
-				r = sv.Sum()
-			case p == 2:
-				r = sv.Max()
-			default:
-				r = sv.Min()
-			}
-		case p == 1 || p == -1:
-			if col > row {
-				col--
-			}
-			r = a.Sum(row)
-			if p == 1 {
-				r = r.Max(col)
-			} else {
-				r = r.Min(col)
-			}
-		case math.IsInf(p, 0):
-			if row > col {
-				row--
-			}
-			r = a.Sum(col)
-			if p > 0 {
-				r = r.Max(row)
-			} else {
-				r = r.Min(row)
-			}
-		default:
-			return errorf(name, shapes, "invalid norm order for matrices")
-		}
+		r = matrixNorm(x, o, ax[0], ax[1])
 	default:
 		return errorf(name, shapes, "improper number of dimensions to norm")
 	}
@@ -855,4 +789,75 @@ func Norm(x *Array, ord any, axes []int, keepdims bool) *Array {
 		r = r.ExpandDims(s...)
 	}
 	return r
+}
+
+// normOrd is Norm's ord: unset (nil), a string s ("fro", "nuc") or a
+// number p.
+type normOrd struct {
+	set bool
+	s   string
+	p   float64
+}
+
+// vectorNorm is Norm along one axis.
+func vectorNorm(x *Array, o normOrd, ax int) *Array {
+	if o.s != "" {
+		return errorf("norm", [][]int{x.shape}, "invalid norm order %q for vectors", o.s)
+	}
+	a, p := x.Abs(), o.p
+	switch {
+	case !o.set || p == 2:
+		return a.Square().Sum(ax).Sqrt()
+	case math.IsInf(p, 1):
+		return a.Max(ax)
+	case math.IsInf(p, -1):
+		return a.Min(ax)
+	case p == 0:
+		return x.NotEqual(0).AsType(a.dtype).Sum(ax)
+	case p == 1:
+		return a.Sum(ax)
+	}
+	return a.Pow(p).Sum(ax).Pow(1 / p)
+}
+
+// matrixNorm is Norm over the axes row and col.
+func matrixNorm(x *Array, o normOrd, row, col int) *Array {
+	a, p := x.Abs(), o.p
+	switch {
+	case !o.set || o.s == "fro":
+		return a.Square().Sum(row, col).Sqrt()
+	case o.s == "nuc" || p == 2 || p == -2:
+		if x.NDim() != 2 {
+			return errorf("norm", [][]int{x.shape}, "the 2-norms and the nuclear norm need a 2-d array")
+		}
+		dt := nd.Float64
+		if x.dtype == nd.Float32 || x.dtype == nd.Complex64 {
+			dt = nd.Float32
+		}
+		sv := single("norm-svdvals", linalgP{Fn: "svdvals"}, []int{min(x.shape[0], x.shape[1])}, dt, x)
+		switch {
+		case o.s == "nuc":
+			return sv.Sum()
+		case p == 2:
+			return sv.Max()
+		}
+		return sv.Min()
+	case p == 1 || p == -1: // the largest (smallest) column sum
+		if col > row {
+			col--
+		}
+		if p == 1 {
+			return a.Sum(row).Max(col)
+		}
+		return a.Sum(row).Min(col)
+	case math.IsInf(p, 0): // the largest (smallest) row sum
+		if row > col {
+			row--
+		}
+		if p > 0 {
+			return a.Sum(col).Max(row)
+		}
+		return a.Sum(col).Min(row)
+	}
+	return errorf("norm", [][]int{x.shape}, "invalid norm order for matrices")
 }
