@@ -3,7 +3,6 @@ package nd
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -42,137 +41,163 @@ type EinsumSpec struct {
 // "..." for the axes not named (broadcast across operands, first in an
 // implicit output).
 func ParseEinsum(subscripts string, ndims []int) (*EinsumSpec, error) {
-	fail := func(format string, args ...any) (*EinsumSpec, error) {
-		return nil, &ShapeError{Op: "einsum", Reason: fmt.Sprintf(format, args...)}
-	}
 	s := strings.ReplaceAll(subscripts, " ", "")
 	inPart, outPart, explicit := strings.Cut(s, "->")
 	if strings.Contains(outPart, "->") {
-		return fail("subscripts %q have more than one '->'", subscripts)
+		return nil, einsumErr("subscripts %q have more than one '->'", subscripts)
 	}
 	terms := strings.Split(inPart, ",")
 	if len(terms) != len(ndims) {
-		return fail("%d operands for subscripts %q naming %d", len(ndims), subscripts, len(terms))
+		return nil, einsumErr("%d operands for subscripts %q naming %d", len(ndims), subscripts, len(terms))
 	}
-	spec := &EinsumSpec{In: make([][]int, len(terms))}
-	ids := map[rune]int{}
-	count := map[rune]int{}
-	label := func(r rune) int {
-		id, ok := ids[r]
-		if !ok {
-			id = spec.NLabels
-			ids[r] = id
-			spec.NLabels++
-			spec.Names = append(spec.Names, r)
-		}
-		return id
+	ell, err := ellipsisWidth(terms, ndims)
+	if err != nil {
+		return nil, err
 	}
-	// The ellipsis axes: the widest ellipsis among the operands, right
-	// aligned, as numpy broadcasts them.
-	ell := -1
-	parsed := make([][]rune, len(terms))
-	hasEll := make([]bool, len(terms))
+	p := einsumParser{spec: &EinsumSpec{In: make([][]int, len(terms))}, ids: map[rune]int{}, count: map[rune]int{}}
+	p.labelInputs(terms, ndims, ell)
+	if !explicit {
+		p.implicitOut()
+		return p.spec, nil
+	}
+	if err := p.explicitOut(outPart); err != nil {
+		return nil, err
+	}
+	return p.spec, nil
+}
+
+func einsumErr(format string, args ...any) error {
+	return &ShapeError{Op: "einsum", Reason: fmt.Sprintf(format, args...)}
+}
+
+// ellipsisWidth checks every term's letters and rank and returns the
+// number of axes the widest ellipsis stands for (right aligned across
+// operands, as numpy broadcasts them).
+func ellipsisWidth(terms []string, ndims []int) (int, error) {
+	ell := 0
 	for i, t := range terms {
 		before, after, ok := strings.Cut(t, "...")
 		if ok && strings.Contains(after, "...") {
-			return fail("operand %d: more than one ellipsis in %q", i, t)
+			return 0, einsumErr("operand %d: more than one ellipsis in %q", i, t)
 		}
-		hasEll[i] = ok
 		letters := []rune(before + after)
 		for _, r := range letters {
 			if !isEinsumLetter(r) {
-				return fail("invalid subscript %q in %q", string(r), subscripts)
+				return 0, einsumErr("invalid subscript %q in %q", string(r), t)
 			}
 		}
 		n := len(letters)
-		if ok {
-			if n > ndims[i] {
-				return fail("operand %d has %d axes, fewer than the %d subscripts of %q", i, ndims[i], n, t)
-			}
+		switch {
+		case ok && n > ndims[i]:
+			return 0, einsumErr("operand %d has %d axes, fewer than the %d subscripts of %q", i, ndims[i], n, t)
+		case ok:
 			ell = max(ell, ndims[i]-n)
-		} else if n != ndims[i] {
-			return fail("operand %d has %d axes, %q names %d", i, ndims[i], t, n)
+		case n != ndims[i]:
+			return 0, einsumErr("operand %d has %d axes, %q names %d", i, ndims[i], t, n)
 		}
-		parsed[i] = []rune(t)
 	}
-	if ell < 0 {
-		ell = 0
+	return ell, nil
+}
+
+// einsumParser numbers the labels of a spec as it reads the terms.
+type einsumParser struct {
+	spec   *EinsumSpec
+	ids    map[rune]int // a letter's label
+	count  map[rune]int // how many axes a letter names
+	ellIDs []int        // the labels of the ellipsis axes
+}
+
+func (p *einsumParser) label(r rune) int {
+	id, ok := p.ids[r]
+	if !ok {
+		id = p.spec.NLabels
+		p.ids[r] = id
+		p.spec.NLabels++
+		p.spec.Names = append(p.spec.Names, r)
 	}
-	ellIDs := make([]int, ell)
-	for k := range ellIDs {
-		ellIDs[k] = spec.NLabels
-		spec.NLabels++
-		spec.Names = append(spec.Names, 0)
+	return id
+}
+
+// labelInputs gives the ellipsis axes the first ell labels, then every
+// letter its own, and writes spec.In.
+func (p *einsumParser) labelInputs(terms []string, ndims []int, ell int) {
+	p.ellIDs = make([]int, ell)
+	for k := range p.ellIDs {
+		p.ellIDs[k] = p.spec.NLabels
+		p.spec.NLabels++
+		p.spec.Names = append(p.spec.Names, 0)
 	}
-	for i := range terms {
-		before, after, _ := strings.Cut(terms[i], "...")
+	for i, t := range terms {
+		before, after, hasEll := strings.Cut(t, "...")
 		var ax []int
 		for _, r := range before {
-			ax = append(ax, label(r))
-			count[r]++
+			ax = append(ax, p.label(r))
+			p.count[r]++
 		}
-		if hasEll[i] {
+		if hasEll {
 			k := ndims[i] - len([]rune(before)) - len([]rune(after))
-			ax = append(ax, ellIDs[ell-k:]...)
+			ax = append(ax, p.ellIDs[ell-k:]...)
 		}
 		for _, r := range after {
-			ax = append(ax, label(r))
-			count[r]++
+			ax = append(ax, p.label(r))
+			p.count[r]++
 		}
-		spec.In[i] = ax
+		p.spec.In[i] = ax
 	}
-	if !explicit {
-		spec.Out = slices.Clone(ellIDs)
-		var once []rune
-		for r, c := range count {
-			if c == 1 {
-				once = append(once, r)
-			}
+}
+
+// implicitOut is numpy's output without "->": the ellipsis axes, then
+// the letters named once, alphabetically (uppercase first).
+func (p *einsumParser) implicitOut() {
+	p.spec.Out = slices.Clone(p.ellIDs)
+	var once []rune
+	for r, c := range p.count {
+		if c == 1 {
+			once = append(once, r)
 		}
-		sort.Slice(once, func(i, j int) bool { return once[i] < once[j] })
-		for _, r := range once {
-			spec.Out = append(spec.Out, ids[r])
-		}
-		return spec, nil
 	}
+	slices.Sort(once)
+	for _, r := range once {
+		p.spec.Out = append(p.spec.Out, p.ids[r])
+	}
+}
+
+// explicitOut reads the output after "->".
+func (p *einsumParser) explicitOut(outPart string) error {
 	before, after, ok := strings.Cut(outPart, "...")
 	if ok && strings.Contains(after, "...") {
-		return fail("output %q has more than one ellipsis", outPart)
+		return einsumErr("output %q has more than one ellipsis", outPart)
 	}
-	if !ok && ell > 0 {
-		// numpy sums the ellipsis axes away only when they are of size
-		// 1; it refuses otherwise ("output has more dimensions than
-		// subscripts given"): kept simple, refuse.
-		return fail("output subscripts %q have no ellipsis for the ellipsis of the inputs", outPart)
+	if !ok && len(p.ellIDs) > 0 {
+		// numpy refuses ("output has more dimensions than subscripts
+		// given in einstein sum, but no '...' ellipsis provided")
+		return einsumErr("output subscripts %q have no ellipsis for the ellipsis of the inputs", outPart)
 	}
 	seen := map[rune]bool{}
 	add := func(part string) error {
 		for _, r := range part {
 			if !isEinsumLetter(r) {
-				return fmt.Errorf("invalid output subscript %q", string(r))
+				return einsumErr("invalid output subscript %q", string(r))
 			}
 			if seen[r] {
-				return fmt.Errorf("output subscript %q appears more than once", string(r))
+				return einsumErr("output subscript %q appears more than once", string(r))
 			}
 			seen[r] = true
-			id, ok := ids[r]
+			id, ok := p.ids[r]
 			if !ok {
-				return fmt.Errorf("output subscript %q does not appear in the inputs", string(r))
+				return einsumErr("output subscript %q does not appear in the inputs", string(r))
 			}
-			spec.Out = append(spec.Out, id)
+			p.spec.Out = append(p.spec.Out, id)
 		}
 		return nil
 	}
 	if err := add(before); err != nil {
-		return fail("%v", err)
+		return err
 	}
 	if ok {
-		spec.Out = append(spec.Out, ellIDs...)
+		p.spec.Out = append(p.spec.Out, p.ellIDs...)
 	}
-	if err := add(after); err != nil {
-		return fail("%v", err)
-	}
-	return spec, nil
+	return add(after)
 }
 
 func isEinsumLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
