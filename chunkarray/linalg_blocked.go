@@ -169,7 +169,7 @@ func choleskyBlocked(a *Array, dt nd.DType) *Array {
 	}
 	n, nb := a.shape[0], len(ch)
 	if nb == 0 || n == 0 {
-		return single("cholesky", linalgP{Fn: "cholesky", Lower: true}, a.shape, dt, a)
+		return oneTask("cholesky", linalgP{Fn: "cholesky", Lower: true}, a.shape, dt, a)
 	}
 	cols := make([]*Array, nb)
 	for k := range nb {

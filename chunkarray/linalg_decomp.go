@@ -227,7 +227,7 @@ func flipSigns(u, vh *nd.Array) error {
 			if err != nil {
 				return err
 			}
-			x := toF64(v)
+			x := asFloat64(v)
 			if math.Abs(x) > best {
 				best, sign = math.Abs(x), math.Copysign(1, x)
 			}
@@ -235,17 +235,17 @@ func flipSigns(u, vh *nd.Array) error {
 		if sign > 0 {
 			continue
 		}
-		if err := negate(vh, nd.Slice1{Start: i, Stop: i + 1, Step: 1}, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
+		if err := negateView(vh, nd.Slice1{Start: i, Stop: i + 1, Step: 1}, nd.Slice1{Start: 0, Stop: n, Step: 1}); err != nil {
 			return err
 		}
-		if err := negate(u, nd.Slice1{Start: 0, Stop: m, Step: 1}, nd.Slice1{Start: i, Stop: i + 1, Step: 1}); err != nil {
+		if err := negateView(u, nd.Slice1{Start: 0, Stop: m, Step: 1}, nd.Slice1{Start: i, Stop: i + 1, Step: 1}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func toF64(v any) float64 {
+func asFloat64(v any) float64 {
 	switch x := v.(type) {
 	case float64:
 		return x
@@ -255,7 +255,7 @@ func toF64(v any) float64 {
 	return 0
 }
 
-func negate(a *nd.Array, s ...nd.Slice1) error {
+func negateView(a *nd.Array, s ...nd.Slice1) error {
 	v, err := a.Slice(s...)
 	if err != nil {
 		return err
@@ -421,7 +421,7 @@ func SVD(a *Array) (u, s, vh *Array) {
 
 // single is a task of one step on the whole of each input (rechunked to
 // one block), its result one block of the given shape.
-func single(name string, p linalgP, shape []int, dt nd.DType, ins ...*Array) *Array {
+func oneTask(name string, p linalgP, shape []int, dt nd.DType, ins ...*Array) *Array {
 	whole := make([]*Array, len(ins))
 	toks := []any{p.Fn, p.Lower}
 	for i, x := range ins {
@@ -476,7 +476,7 @@ func Inv(a *Array) *Array {
 	if e != nil {
 		return e
 	}
-	return single("inv", linalgP{Fn: "inv"}, a.shape, dt, a)
+	return oneTask("inv", linalgP{Fn: "inv"}, a.shape, dt, a)
 }
 
 // Cholesky is dask.array.linalg.cholesky(a, lower): the lower factor l
@@ -508,7 +508,7 @@ func LU(a *Array) (p, l, u *Array) {
 		return e, e, e
 	}
 	n := a.shape[0]
-	packed := single("lu", linalgP{Fn: "lu"}, []int{3 * n, n}, dt, a)
+	packed := oneTask("lu", linalgP{Fn: "lu"}, []int{3 * n, n}, dt, a)
 	return packed.Index(Range(0, n), All()), packed.Index(Range(n, 2*n), All()), packed.Index(Range(2*n, 3*n), All())
 }
 
@@ -634,7 +634,7 @@ func Lstsq(a, b *Array) (x, residuals, rank, s *Array) {
 	res := Sub(b, Matmul(a, x)).Abs().Square()
 	residuals = res.Reduce(nd.Sum, []int{0}, ReduceOpts{Keepdims: b.NDim() == 1})
 	rr := r.Rechunk(-1)
-	s = single(name+"-s", linalgP{Fn: "svdvals"}, []int{r.shape[0]}, r.dtype, rr)
+	s = oneTask(name+"-s", linalgP{Fn: "svdvals"}, []int{r.shape[0]}, r.dtype, rr)
 	eps := 2.220446049250313e-16
 	if r.dtype == nd.Float32 {
 		eps = 1.1920929e-07
@@ -834,7 +834,7 @@ func matrixNorm(x *Array, o normOrd, row, col int) *Array {
 		if x.dtype == nd.Float32 || x.dtype == nd.Complex64 {
 			dt = nd.Float32
 		}
-		sv := single("norm-svdvals", linalgP{Fn: "svdvals"}, []int{min(x.shape[0], x.shape[1])}, dt, x)
+		sv := oneTask("norm-svdvals", linalgP{Fn: "svdvals"}, []int{min(x.shape[0], x.shape[1])}, dt, x)
 		switch {
 		case o.s == "nuc":
 			return sv.Sum()

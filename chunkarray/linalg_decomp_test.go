@@ -14,7 +14,7 @@ import (
 // empty row blocks, chunkings that differ along one einsum label,
 // chunk-independence of the randomised SVD, nil and bad inputs.
 
-func computeND(t *testing.T, a *Array) *nd.Array {
+func laCompute(t *testing.T, a *Array) *nd.Array {
 	t.Helper()
 	if err := a.Err(); err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func computeND(t *testing.T, a *Array) *nd.Array {
 }
 
 // maxDiff is the largest |got - want| over the elements.
-func maxDiff(t *testing.T, got, want *nd.Array) float64 {
+func laMaxDiff(t *testing.T, got, want *nd.Array) float64 {
 	t.Helper()
 	if len(got.Shape()) != len(want.Shape()) || got.Size() != want.Size() {
 		t.Fatalf("shapes %v and %v", got.Shape(), want.Shape())
@@ -44,24 +44,24 @@ func maxDiff(t *testing.T, got, want *nd.Array) float64 {
 }
 
 func TestTSQREmptyAndOneRowBlocks(t *testing.T) {
-	a := waveND(t, 13, 5)
+	a := laWave(t, 13, 5)
 	for _, rows := range [][]int{{0, 5, 0, 8}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {13}, {2, 11, 0}} {
 		x := FromNDArray(a, [][]int{rows, {5}})
 		q, r := TSQR(x)
 		if got := q.Chunks()[0]; len(got) != len(rows) {
 			t.Errorf("%v: q's row chunks %v", rows, got)
 		}
-		if d := maxDiff(t, computeND(t, Matmul(q, r)), a); d > 1e-12 {
+		if d := laMaxDiff(t, laCompute(t, Matmul(q, r)), a); d > 1e-12 {
 			t.Errorf("%v: q·r off a by %g", rows, d)
 		}
 		eye, _ := nd.Zeros(nd.Float64, 5, 5)
 		for i := range 5 {
 			eye.Data().([]float64)[i*5+i] = 1
 		}
-		if d := maxDiff(t, computeND(t, Matmul(q.T(), q)), eye); d > 1e-12 {
+		if d := laMaxDiff(t, laCompute(t, Matmul(q.T(), q)), eye); d > 1e-12 {
 			t.Errorf("%v: qᵀq off I by %g", rows, d)
 		}
-		rv, _ := nd.Values[float64](computeND(t, r))
+		rv, _ := nd.Values[float64](laCompute(t, r))
 		for i := range 5 {
 			for j := range i {
 				if rv[i*5+j] != 0 {
@@ -73,8 +73,8 @@ func TestTSQREmptyAndOneRowBlocks(t *testing.T) {
 }
 
 func TestEinsumLabelChunkings(t *testing.T) {
-	a := waveND(t, 4, 4)
-	b := waveND(t, 4, 6)
+	a := laWave(t, 4, 4)
+	b := laWave(t, 4, 6)
 	for name, tc := range map[string]struct {
 		sub  string
 		ins  []*Array
@@ -94,7 +94,7 @@ func TestEinsumLabelChunkings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := maxDiff(t, computeND(t, Einsum(tc.sub, tc.ins...)), want); d > 1e-12 {
+			if d := laMaxDiff(t, laCompute(t, Einsum(tc.sub, tc.ins...)), want); d > 1e-12 {
 				t.Errorf("off by %g", d)
 			}
 		})
@@ -105,16 +105,16 @@ func TestEinsumLabelChunkings(t *testing.T) {
 // stream, so its result does not depend on a's chunking (beyond
 // rounding), even where it only approximates a.
 func TestSVDCompressedChunkIndependent(t *testing.T) {
-	a := waveND(t, 30, 9) // full rank: rank-4 is an approximation
+	a := laWave(t, 30, 9) // full rank: rank-4 is an approximation
 	var first *nd.Array
 	for _, ch := range []any{-1, 7, [][]int{{1, 29}, {4, 5}}, [][]int{{10, 10, 10}, {9}}} {
 		u, s, vh := SVDCompressed(FromNDArray(a, ch), 4, SVDCompressedOpts{Seed: 3, NPowerIter: 1})
-		got := computeND(t, Matmul(u.Mul(s), vh))
+		got := laCompute(t, Matmul(u.Mul(s), vh))
 		if first == nil {
 			first = got
 			continue
 		}
-		if d := maxDiff(t, got, first); d > 1e-10 {
+		if d := laMaxDiff(t, got, first); d > 1e-10 {
 			t.Errorf("chunks %v: differs from the one-block result by %g", ch, d)
 		}
 	}
@@ -142,7 +142,7 @@ func TestSVDCompressedChunkIndependent(t *testing.T) {
 
 func TestLinalgNilAndBadInput(t *testing.T) {
 	var nilA *Array
-	x := FromNDArray(waveND(t, 4, 4), 2)
+	x := FromNDArray(laWave(t, 4, 4), 2)
 	first := func(as ...*Array) *Array { return as[0] }
 	for name, build := range map[string]func() *Array{
 		"einsum-nil":    func() *Array { return Einsum("ij", nilA) },
@@ -166,7 +166,7 @@ func TestLinalgNilAndBadInput(t *testing.T) {
 		"lu-wide":       func() *Array { p, _, _ := LU(x.Index(Range(0, 2))); return p },
 		"lstsq-nil":     func() *Array { return first(func() (a, b, c, d *Array) { return Lstsq(nilA, x) }()) },
 		"lstsq-wide": func() *Array {
-			return first(func() (a, b, c, d *Array) { return Lstsq(cols(x.Index(Range(0, 2))), x.Index(Range(0, 2))) }())
+			return first(func() (a, b, c, d *Array) { return Lstsq(tallCols(x.Index(Range(0, 2))), x.Index(Range(0, 2))) }())
 		},
 		"norm-nil":         func() *Array { return Norm(nilA, nil, nil, false) },
 		"norm-ord-type":    func() *Array { return Norm(x, []int{1}, nil, false) },
@@ -174,7 +174,7 @@ func TestLinalgNilAndBadInput(t *testing.T) {
 		"norm-axis-range":  func() *Array { return Norm(x, nil, []int{2}, false) },
 		"norm-3-axes":      func() *Array { return Norm(x.ExpandDims(0), nil, []int{0, 1, 2}, false) },
 		"norm-nuc-3d":      func() *Array { return Norm(x.ExpandDims(0), "nuc", []int{1, 2}, false) },
-		"cholesky-complex": func() *Array { return Cholesky(FromNDArray(waveND(t, 2, 2), -1).AsType(nd.Complex64), true) },
+		"cholesky-complex": func() *Array { return Cholesky(FromNDArray(laWave(t, 2, 2), -1).AsType(nd.Complex64), true) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			a, err := protect(func() (*Array, error) { return build(), nil })
@@ -223,7 +223,7 @@ func BenchmarkEinsumChunked(b *testing.B) {
 // factorizations, over chunkings with several blocks per side (including
 // row and column chunks that differ).
 func TestBlockedCholeskyAndTriangular(t *testing.T) {
-	w := waveND(t, 17, 17)
+	w := laWave(t, 17, 17)
 	wt, _ := w.Transpose()
 	spd, _ := nd.Matmul(w, wt)
 	eye, _ := nd.Zeros(nd.Float64, 17, 17)
@@ -235,18 +235,18 @@ func TestBlockedCholeskyAndTriangular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := waveND(t, 17, 4)
+	b := laWave(t, 17, 4)
 	for _, ch := range []any{5, 1, [][]int{{3, 0, 14}, {17}}, [][]int{{8, 9}, {2, 6, 9}}} {
 		a := FromNDArray(spd, ch)
 		l := Cholesky(a, true)
 		if n := l.NumTasks(); n < 1 {
 			t.Fatalf("%v: no tasks", ch)
 		}
-		if d := maxDiff(t, computeND(t, l), wantL); d > 1e-10 {
+		if d := laMaxDiff(t, laCompute(t, l), wantL); d > 1e-10 {
 			t.Errorf("%v: lower factor off by %g", ch, d)
 		}
 		u := Cholesky(a, false)
-		if d := maxDiff(t, computeND(t, Matmul(u.T(), u)), spd); d > 1e-9 {
+		if d := laMaxDiff(t, laCompute(t, Matmul(u.T(), u)), spd); d > 1e-9 {
 			t.Errorf("%v: uᵀ·u off a by %g", ch, d)
 		}
 		for _, lower := range []bool{true, false} {
@@ -256,9 +256,9 @@ func TestBlockedCholeskyAndTriangular(t *testing.T) {
 			}
 			for _, rhs := range []*Array{FromNDArray(b, []int{4, 3}), FromNDArray(b, 6).Index(All(), At(1))} {
 				x := SolveTriangular(tri, rhs, lower)
-				back := computeND(t, Matmul(tri, x))
-				want := computeND(t, rhs)
-				if d := maxDiff(t, back, want); d > 1e-9 {
+				back := laCompute(t, Matmul(tri, x))
+				want := laCompute(t, rhs)
+				if d := laMaxDiff(t, back, want); d > 1e-9 {
 					t.Errorf("%v lower=%v b%v: t·x off b by %g", ch, lower, rhs.Shape(), d)
 				}
 			}

@@ -26,7 +26,7 @@ func ExampleEinsum() {
 }
 
 func ExampleFFT() {
-	x := chunkarray.FromNDArray(mustFromSlice([]float64{1, 0, -1, 0}), 2)
+	x := chunkarray.FromNDArray(laVec([]float64{1, 0, -1, 0}), 2)
 	// the transformed axis must be one chunk, as in Dask
 	if err := chunkarray.FFT(x, 0, -1, "").Err(); err != nil {
 		fmt.Println("refused: the axis has two chunks")
@@ -42,7 +42,7 @@ func ExampleFFT() {
 }
 
 func ExampleTSQR() {
-	a := chunkarray.FromNDArray(mustFromSlice([]float64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}), 2).Reshape(6, 2).Rechunk([]int{2, -1})
+	a := chunkarray.FromNDArray(laVec([]float64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}), 2).Reshape(6, 2).Rechunk([]int{2, -1})
 	q, r := chunkarray.TSQR(a)
 	back, _ := chunkarray.Matmul(q, r).Compute(context.Background())
 	fmt.Println(q.Chunks(), r.Shape())
@@ -57,7 +57,7 @@ func ExampleTSQR() {
 	//  [5. 8.]]
 }
 
-func mustFromSlice(v []float64) *nd.Array {
+func laVec(v []float64) *nd.Array {
 	a, err := nd.FromSlice(v, len(v))
 	if err != nil {
 		panic(err)
