@@ -419,7 +419,7 @@ func SVD(a *Array) (u, s, vh *Array) {
 	return Matmul(q, ur), s, vh
 }
 
-// single is a task of one step on the whole of each input (rechunked to
+// oneTask is a task of one step on the whole of each input (rechunked to
 // one block), its result one block of the given shape.
 func oneTask(name string, p linalgP, shape []int, dt nd.DType, ins ...*Array) *Array {
 	whole := make([]*Array, len(ins))

@@ -27,10 +27,10 @@ import (
 
 const parityLinalgDir = "testdata/parity_linalg"
 
-// cols makes x's columns one block (dask's tsqr needs it).
+// tallCols makes x's columns one block (dask's tsqr needs it).
 func tallCols(x *Array) *Array { return x.Rechunk(map[int]int{1: -1}) }
 
-// whole makes the given axes of x one block each (dask's fft needs it).
+// fftWhole makes the given axes of x one block each (dask's fft needs it).
 func fftWhole(x *Array, axes ...int) *Array {
 	m := map[int]int{}
 	for _, a := range axes {
