@@ -245,6 +245,7 @@ func flipSigns(u, vh *nd.Array) error {
 	return nil
 }
 
+// asFloat64 returns a float64 or float32 element (nd.Array.At) as float64.
 func asFloat64(v any) float64 {
 	switch x := v.(type) {
 	case float64:
@@ -255,6 +256,8 @@ func asFloat64(v any) float64 {
 	return 0
 }
 
+// negateView negates the elements of a in the slices s, in place (a is a
+// factor this package made).
 func negateView(a *nd.Array, s ...nd.Slice1) error {
 	v, err := a.Slice(s...)
 	if err != nil {
