@@ -112,6 +112,19 @@
 // sched/distributed places them on GPU workers; without CUDA in the build
 // the reduction's Err wraps cudaops.ErrNoCUDA (device.go).
 //
+// # Linear algebra and FFT
+//
+// Tensordot, Dot, Matmul and Einsum multiply the pairs (or tuples) of
+// blocks that meet and add the partial products with a reduction tree
+// (linalg.go, einsum.go). QR, SVD and Lstsq of tall-and-skinny arrays (one
+// column of blocks) are dask's TSQR; SVDCompressed is the randomised SVD
+// on top of it; Cholesky and SolveTriangular are blocked as Dask's
+// (linalg_blocked.go); Solve, Inv and LU factor the whole matrix in one
+// task (linalg_decomp.go). Factors come from gonum's LAPACK through
+// package nd (float64 arithmetic; complex only for Inv, Solve and the
+// singular values, through the real embedding). The FFTs (fft.go) transform each block along axes that must
+// be one chunk, as dask's fft_wrap requires.
+//
 // # Pictures
 //
 // Visualize draws an Array's graph as dask.visualize(arr) does: its
