@@ -355,7 +355,10 @@ func concatGrid(pieces []*nd.Array, cnt []int) (*nd.Array, error) {
 				return
 			}
 		}
-		ferr = out.SetSlice(p, sl...)
+		var view *nd.Array
+		if view, ferr = out.Slice(sl...); ferr == nil {
+			ferr = nd.Assign(view, p)
+		}
 	})
 	return out, ferr
 }
