@@ -103,4 +103,3 @@ func Corrcoef(m *Array, o CovOpts) *Array {
 	r := c.Div(sd.Reshape(n, 1)).Div(sd.Reshape(1, n))
 	return Minimum(Maximum(r, -1), 1)
 }
-

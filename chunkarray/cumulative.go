@@ -112,10 +112,10 @@ func init() { register[cumP](opCum) }
 
 // stages of a cumulative
 const (
-	cumTotal = iota // a block's total along the axis (keepdims)
-	cumCombine      // two totals combined
-	cumLocal        // a block's own cumulative op
-	cumApply        // a carry combined with a block's own cumulative op
+	cumTotal   = iota // a block's total along the axis (keepdims)
+	cumCombine        // two totals combined
+	cumLocal          // a block's own cumulative op
+	cumApply          // a carry combined with a block's own cumulative op
 )
 
 // cumP is one task of a cumulative. Args: the block (cumTotal, cumLocal),
