@@ -141,8 +141,11 @@ func TestReduceArgErrors(t *testing.T) {
 		"cumsum":     func() *Array { return x.Cumsum(0, false, CumOpts{Method: "parallel"}) },
 		"nanmax":     func() *Array { return x.NanMax(nil, ReduceOpts{DType: nd.Float32}) },
 		"nanmean":    func() *Array { return x.NanMean(nil, ReduceOpts{DType: nd.Int64}) },
-		"average":    func() *Array { a, _ := x.Average([]int{1}, AverageOpts{Weights: Ones([]int{5}, nd.Float64, 2)}); return a },
-		"cov":        func() *Array { return Cov(x.AsType(nd.Complex64), CovOpts{}) },
+		"average": func() *Array {
+			a, _ := x.Average([]int{1}, AverageOpts{Weights: Ones([]int{5}, nd.Float64, 2)})
+			return a
+		},
+		"cov": func() *Array { return Cov(x.AsType(nd.Complex64), CovOpts{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := auditRun(t, build)
