@@ -146,13 +146,28 @@ func quantileSorted[T nd.Real](s []T, q float64, method string) float64 {
 		if lo == hi {
 			return float64(s[int(lo)])
 		}
-		return lerp(float64(s[int(lo)]), float64(s[int(hi)]), 0.5)
+		return lerpT(s[int(lo)], s[int(hi)], 0.5)
 	}
 	i := int(lo)
 	if i >= n-1 {
 		return float64(s[n-1])
 	}
-	return lerp(float64(s[i]), float64(s[i+1]), v-lo)
+	return lerpT(s[i], s[i+1], v-lo)
+}
+
+// lerpT is lerp of two elements as numpy computes it: the difference b - a
+// rounded to float32 for float32 elements. (numpy 1.24 takes it in the
+// element dtype for integers too, where it wraps: its percentile of int8
+// [-100, 100] at 50 is 128; here the difference of integers is exact.)
+func lerpT[T nd.Real](a, b T, t float64) float64 {
+	if _, ok := any(a).(float32); ok {
+		d := float64(b - a)
+		if t >= 0.5 {
+			return float64(b) - d*(1-t)
+		}
+		return float64(a) + d*t
+	}
+	return lerp(float64(a), float64(b), t)
 }
 
 // lerp is numpy's _lerp: from the nearer end, so that t = 1 gives b.

@@ -98,6 +98,15 @@ var parityReduceExprs = map[string]parityCase{
 		return in[0].Index(At(3)).Rechunk(-1).Percentile([]float64{20, 70}, PercentileOpts{})
 	}),
 	"quantile_linear": one(func(in []*Array) *Array { return in[0].Quantile([]float64{0.1, 0.5, 0.99}, PercentileOpts{}) }),
+	"percentile_axis1": pc(func(in []*Array) *Array {
+		return in[0].Percentile([]float64{10, 50, 90}, PercentileOpts{Axis: ptr(1)})
+	}),
+	"percentile_axis0_lower": pc(func(in []*Array) *Array {
+		return in[0].Percentile([]float64{30, 60}, PercentileOpts{Axis: ptr(0), Method: "lower"})
+	}),
+	"quantile_f32_axis2": pc(func(in []*Array) *Array {
+		return in[0].Quantile([]float64{0.25, 0.75}, PercentileOpts{Axis: ptr(-1)})
+	}),
 	"percentile_out":  pc(func(in []*Array) *Array { return in[0].Percentile([]float64{101}, PercentileOpts{}) }),
 	"cumsum_i8":       pc(cum("cumsum", 1, false, CumOpts{})),
 	"cumsum_u8_0":     pc(cum("cumsum", 0, false, CumOpts{Method: "blelloch"})),
@@ -126,6 +135,8 @@ var parityReduceExprs = map[string]parityCase{
 	"corrcoef_1d":     pc(func(in []*Array) *Array { return Corrcoef(in[0], CovOpts{}) }),
 	"cov_3d":          pc(func(in []*Array) *Array { return Cov(in[0], CovOpts{}) }),
 }
+
+func ptr(i int) *int { return &i }
 
 func cum(name string, axis int, flat bool, o CumOpts) confExpr {
 	return func(in []*Array) *Array {

@@ -150,6 +150,11 @@ type PercentileOpts struct {
 	Method string
 	// SplitEvery is the fan-in of the sketches' tree (0: 4).
 	SplitEvery int
+	// Axis, when not nil, is numpy's axis (one): the array may have any
+	// number of axes, the axis is rechunked to one chunk and the result is
+	// exact, with the q axis first (numpy's shape). Nil is Dask's 1-d
+	// percentile.
+	Axis *int
 }
 
 // Percentile is dask.array.percentile: the q-th percentiles (0 ≤ q ≤
@@ -170,8 +175,8 @@ func (a *Array) percentile(name string, q []float64, scale float64, o Percentile
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	if a.NDim() != 1 {
-		return errorf(name, [][]int{a.shape}, "only 1-d arrays (as Dask's NotImplementedError)")
+	if a.NDim() != 1 && o.Axis == nil {
+		return errorf(name, [][]int{a.shape}, "only 1-d arrays without an axis (as Dask's NotImplementedError)")
 	}
 	if err := orderedDType(name, a); err != nil {
 		return errArray(err)
@@ -193,14 +198,31 @@ func (a *Array) percentile(name string, q []float64, scale float64, o Percentile
 	if !slices.Contains(quantileMethods, method) {
 		return errorf(name, [][]int{a.shape}, "unknown method %q (one of %v)", method, quantileMethods)
 	}
-	if a.shape[0] == 0 {
-		return errorf(name, [][]int{a.shape}, "empty array (numpy's IndexError)")
-	}
 	out := nd.Float64
 	if method != "linear" && method != "midpoint" {
 		out = a.dtype
 	}
 	ro := ReductionOpts{Keepdims: true, OutputSize: len(qs), SplitEvery: o.SplitEvery}
+	if o.Axis != nil {
+		ax, err := normAxis(name, a, *o.Axis)
+		if err != nil {
+			return errArray(err)
+		}
+		if a.shape[ax] == 0 {
+			return errorf(name, [][]int{a.shape}, "empty axis %d (numpy's IndexError)", ax)
+		}
+		r := a.wholeAxes([]int{ax}).tree(treeP{Fn: "chunkarray.percentile", Op: name, Out: out, Q: qs, Method: method}, []int{ax}, ro)
+		perm := []int{ax}
+		for i := range a.NDim() {
+			if i != ax {
+				perm = append(perm, i)
+			}
+		}
+		return r.Transpose(perm...)
+	}
+	if a.shape[0] == 0 {
+		return errorf(name, [][]int{a.shape}, "empty array (numpy's IndexError)")
+	}
 	nonEmpty := 0
 	for _, c := range a.chunks[0] {
 		if c > 0 {

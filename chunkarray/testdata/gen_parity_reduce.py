@@ -159,6 +159,9 @@ for m in ["linear", "lower", "higher", "midpoint", "nearest"]:
 case("percentile_f32", ["f32v"], lambda x: np.percentile(x, [5, 50, 95]))
 case("percentile_nan", ["f64k"], lambda x: np.percentile(x[3], [20, 70]))
 case("quantile_linear", ["f64v"], lambda x: np.quantile(x, [0.1, 0.5, 0.99]))
+case("percentile_axis1", ["f64n"], lambda x: np.percentile(x, [10, 50, 90], axis=1))  # (3, 7); NaN rows
+case("percentile_axis0_lower", ["i16m"], lambda x: np.percentile(x, [30, 60], axis=0, method="lower"))
+case("quantile_f32_axis2", ["f32n"], lambda x: np.quantile(x, [0.25, 0.75], axis=-1))
 case("percentile_out", ["f64v"], lambda x: np.percentile(x, [101]))  # ValueError
 
 # ------------------------------------------------------------- cumulative
