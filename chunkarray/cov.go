@@ -1,6 +1,8 @@
 package chunkarray
 
 import (
+	"fmt"
+
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -23,8 +25,7 @@ type CovOpts struct {
 // in float64 (or float32's result type with float64: float64), squeezed
 // as numpy's (one variable gives a 0-d result). With N - ddof ≤ 0 the
 // entries are multiplied by 1/0 (inf or NaN), as numpy's, which also
-// warns. Complex inputs are an error (numpy conjugates; no conjugate
-// here yet).
+// warns. Complex variables give complex128 (m · conj(m)ᵀ).
 func Cov(m *Array, o CovOpts) *Array {
 	c, _, _ := cov("cov", m, o)
 	if c.Err() == nil && c.Size() > 0 {
@@ -43,8 +44,8 @@ func cov(name string, m *Array, o CovOpts) (*Array, *Array, float64) {
 		if x.NDim() > 2 {
 			return errorf(name, [][]int{x.shape}, "more than 2 dimensions (numpy's ValueError)")
 		}
-		if x.dtype.IsComplex() {
-			return errorf(name, [][]int{x.shape}, "complex dtype %s is not supported", x.dtype)
+		if x.dtype.IsComplex() && name == "corrcoef" {
+			return errorf(name, [][]int{x.shape}, "complex dtype %s is not supported (numpy clips the real and imaginary parts apart)", x.dtype)
 		}
 		x = x.AsType(nd.ResultType(x.dtype, nd.Float64))
 		if x.NDim() < 2 {
@@ -82,7 +83,32 @@ func cov(name string, m *Array, o CovOpts) (*Array, *Array, float64) {
 	}
 	inv := 1 / fact // +Inf for no degrees of freedom, as numpy's true_divide(1, 0)
 	xc := x.Sub(x.Reduce(nd.Mean, []int{1}, ReduceOpts{Keepdims: true}))
-	return Dot(xc, xc.T()).Mul(inv), xc, inv
+	xt := xc.T()
+	if xc.dtype.IsComplex() {
+		xt = MapBlocks(blockConj, BlockOpts{}, xt)
+	}
+	return Dot(xc, xt).Mul(inv), xc, inv
+}
+
+const blockConj = "chunkarray.conj"
+
+func init() {
+	mustInit(RegisterBlockFunc(blockConj, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
+		c := b[0].Copy()
+		switch v := c.Data().(type) {
+		case []complex128:
+			for i, z := range v {
+				v[i] = complex(real(z), -imag(z))
+			}
+		case []complex64:
+			for i, z := range v {
+				v[i] = complex(real(z), -imag(z))
+			}
+		default:
+			return nil, fmt.Errorf("conj of %s", c.DType())
+		}
+		return c, nil
+	}))
 }
 
 // Corrcoef is numpy.corrcoef and dask.array.corrcoef: Cov normalized by

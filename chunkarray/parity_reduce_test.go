@@ -133,7 +133,12 @@ var parityReduceExprs = map[string]parityCase{
 	"corrcoef_rows":   pc(func(in []*Array) *Array { return Corrcoef(in[0], CovOpts{}) }),
 	"corrcoef_y_cols": pc(func(in []*Array) *Array { return Corrcoef(in[0], CovOpts{Y: in[1].T(), ColVars: true}) }),
 	"corrcoef_1d":     pc(func(in []*Array) *Array { return Corrcoef(in[0], CovOpts{}) }),
-	"cov_3d":          pc(func(in []*Array) *Array { return Cov(in[0], CovOpts{}) }),
+	"cov_c128":        pc(func(in []*Array) *Array { return Cov(in[0].Index(Ints(0, 2, 3)), CovOpts{}) }),
+	"cov_c128_cols": pc(func(in []*Array) *Array {
+		d := 2
+		return Cov(in[0].Index(Ints(0, 2, 3, 5)), CovOpts{ColVars: true, Ddof: &d})
+	}),
+	"cov_3d": pc(func(in []*Array) *Array { return Cov(in[0], CovOpts{}) }),
 }
 
 func ptr(i int) *int { return &i }

@@ -145,7 +145,8 @@ func TestReduceArgErrors(t *testing.T) {
 			a, _ := x.Average([]int{1}, AverageOpts{Weights: Ones([]int{5}, nd.Float64, 2)})
 			return a
 		},
-		"cov": func() *Array { return Cov(x.AsType(nd.Complex64), CovOpts{}) },
+		"corrcoef": func() *Array { return Corrcoef(x.AsType(nd.Complex64), CovOpts{}) },
+		"cov":      func() *Array { return Cov(Ones([]int{2, 3, 4}, nd.Float64, 2), CovOpts{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := auditRun(t, build)

@@ -225,6 +225,8 @@ case("cov_1d", ["f64v"], lambda m: np.cov(m))  # 0-d
 case("corrcoef_rows", ["obs"], lambda m: np.corrcoef(m))
 case("corrcoef_y_cols", ["obs_i", "obs2"], lambda m, y: np.corrcoef(m, y.T, rowvar=False))
 case("corrcoef_1d", ["f64v"], lambda m: np.corrcoef(m))  # 0-d 1.0
+case("cov_c128", ["c128n"], lambda m: np.cov(m[[0, 2, 3]], rowvar=True))
+case("cov_c128_cols", ["c128n"], lambda m: np.cov(m[[0, 2, 3, 5]], rowvar=False, ddof=2))
 case("cov_3d", ["f32n"], lambda m: np.cov(m))  # ValueError
 
 # ---------------------------------------------------------------- write
