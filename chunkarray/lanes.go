@@ -185,18 +185,20 @@ func discrete(method string) bool {
 	return method == "lower" || method == "higher" || method == "nearest"
 }
 
-// sortLane copies a lane and sorts it (NaN last), dropping NaNs when
-// skipNaN; hasNaN reports whether it held one.
-func sortLane[T nd.Real](dst, lane []T, skipNaN bool) (s []T, hasNaN bool) {
-	s = append(dst[:0], lane...)
-	slices.SortFunc(s, cmpNaN[T])
-	for len(s) > 0 && s[len(s)-1] != s[len(s)-1] {
-		hasNaN = true
-		if !skipNaN {
-			break
+// sortLane copies the lane's values other than NaN into dst and sorts
+// them; hasNaN reports whether it held a NaN. (Sorting without NaN takes
+// slices.Sort's native comparisons: a comparator that orders NaN last ran
+// three times slower.)
+func sortLane[T nd.Real](dst, lane []T) (s []T, hasNaN bool) {
+	s = dst[:0]
+	for _, v := range lane {
+		if v != v {
+			hasNaN = true
+			continue
 		}
-		s = s[:len(s)-1]
+		s = append(s, v)
 	}
+	slices.Sort(s)
 	return s, hasNaN
 }
 
@@ -211,7 +213,7 @@ func quantileLanes[T nd.Real](t *nd.Array, nOut, n int, qs []float64, method str
 	out := make([]float64, nOut*len(qs))
 	buf := make([]T, n)
 	for i := range nOut {
-		s, hasNaN := sortLane(buf, v[i*n:(i+1)*n], skipNaN)
+		s, hasNaN := sortLane(buf, v[i*n:(i+1)*n])
 		for j, q := range qs {
 			if hasNaN && !skipNaN {
 				out[i*len(qs)+j] = math.NaN()

@@ -250,7 +250,7 @@ func sketchChunk(x *nd.Array) ([]*nd.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, hasNaN := sortLane(nil, v, false)
+	s, hasNaN := sortLane(nil, v)
 	n := len(s)
 	var vals, levels []float64
 	switch {

@@ -331,3 +331,62 @@ func TestNanArgAllNaNError(t *testing.T) {
 		t.Errorf("got %v, want an *Error naming nanargmax and the all-NaN slice", err)
 	}
 }
+
+// TestTopKTiesAndLargeK compares TopK and ArgTopK with a stable sort of
+// each row (ties by the smaller index) on data with many ties and NaNs,
+// for small k (the insertion path) and k beyond 64 (the sorting path),
+// across chunkings.
+func TestTopKTiesAndLargeK(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const rows, n = 3, 150
+	v := make([]float64, rows*n)
+	for i := range v {
+		v[i] = float64(r.IntN(12))
+		if r.IntN(25) == 0 {
+			v[i] = math.NaN()
+		}
+	}
+	x, _ := nd.FromSlice(v, rows, n)
+	for _, k := range []int{3, -3, 100, -100, n} {
+		m := max(k, -k)
+		wantV := make([]float64, 0, rows*m)
+		wantI := make([]int64, 0, rows*m)
+		for row := range rows {
+			lane := v[row*n : (row+1)*n]
+			order := make([]int, n)
+			for j := range order {
+				order[j] = j
+			}
+			slices.SortStableFunc(order, func(i, j int) int {
+				c := cmpNaN(lane[i], lane[j])
+				if k > 0 {
+					c = -c
+				}
+				return c
+			})
+			for _, j := range order[:m] {
+				wantV = append(wantV, lane[j])
+				wantI = append(wantI, int64(j))
+			}
+		}
+		wv, _ := nd.FromSlice(wantV, rows, m)
+		wi, _ := nd.FromSlice(wantI, rows, m)
+		for _, chunks := range []any{-1, []int{2, 7}, []int{3, 64}} {
+			a := FromNDArray(x, chunks)
+			gv, err := a.TopK(k, 1, ReduceOpts{SplitEvery: 3}).Compute(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			gi, err := a.ArgTopK(k, 1, ReduceOpts{}).Compute(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := compareGolden(gv, wv); d != "" {
+				t.Errorf("topk k=%d chunks %v: %s", k, chunks, d)
+			}
+			if d := compareGolden(gi, wi); d != "" {
+				t.Errorf("argtopk k=%d chunks %v: %s", k, chunks, d)
+			}
+		}
+	}
+}

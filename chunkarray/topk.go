@@ -1,7 +1,6 @@
 package chunkarray
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -160,31 +159,14 @@ func topkLanes[T nd.Real](x, idx *nd.Array, offset, axis, k int) (*nd.Array, *nd
 	m := min(max(k, -k), n)
 	outV := make([]T, nOut*m)
 	outI := make([]int64, nOut*m)
-	order := make([]int, n)
+	sel := topkSel[T]{k: k, iv: iv, off: int64(offset)}
+	best := make([]int, 0, n)
 	for l := range nOut {
-		lane := v[l*n : (l+1)*n]
-		id := func(j int) int64 {
-			if iv != nil {
-				return iv[l*n+j]
-			}
-			return int64(offset + j)
-		}
-		for j := range order {
-			order[j] = j
-		}
-		slices.SortFunc(order, func(i, j int) int {
-			c := cmpNaN(lane[i], lane[j])
-			if k > 0 {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-			return cmp.Compare(id(i), id(j))
-		})
-		for j := range m {
-			outV[l*m+j] = lane[order[j]]
-			outI[l*m+j] = id(order[j])
+		sel.lane, sel.base = v[l*n:(l+1)*n], l*n
+		best = sel.pick(best[:0], m)
+		for j, b := range best {
+			outV[l*m+j] = sel.lane[b]
+			outI[l*m+j] = sel.id(b)
 		}
 	}
 	vals, err := fromLanes(outV, x.Shape(), axes, m)
@@ -193,4 +175,79 @@ func topkLanes[T nd.Real](x, idx *nd.Array, offset, axis, k int) (*nd.Array, *nd
 	}
 	ids, err := fromLanes(outI, x.Shape(), axes, m)
 	return vals, ids, err
+}
+
+// topkSel picks the best m positions of a lane, in order.
+type topkSel[T nd.Real] struct {
+	k    int
+	lane []T
+	iv   []int64 // the indices of the lane's elements (nil: off + position)
+	base int     // the lane's start in iv
+	off  int64
+}
+
+func (s *topkSel[T]) id(j int) int64 {
+	if s.iv != nil {
+		return s.iv[s.base+j]
+	}
+	return s.off + int64(j)
+}
+
+// before reports whether position i goes before j: the larger value for k
+// > 0 (NaN largest), the smaller for k < 0, ties by the smaller index.
+func (s *topkSel[T]) before(i, j int) bool {
+	a, b := s.lane[i], s.lane[j]
+	if s.k > 0 {
+		a, b = b, a
+	}
+	if lessNaN(a, b) {
+		return true
+	}
+	if lessNaN(b, a) {
+		return false
+	}
+	return s.id(i) < s.id(j)
+}
+
+// pick appends the best m positions to best (which has room for the
+// lane), in order. For small m an insertion into the kept list, which
+// most elements leave at one comparison with its last: O(n) for random
+// data (O(n·m) at worst); for larger m a sort of all positions.
+func (s *topkSel[T]) pick(best []int, m int) []int {
+	n := len(s.lane)
+	if m > 64 {
+		for j := range n {
+			best = append(best, j)
+		}
+		slices.SortFunc(best, func(i, j int) int {
+			switch {
+			case s.before(i, j):
+				return -1
+			case s.before(j, i):
+				return 1
+			}
+			return 0
+		})
+		return best[:m]
+	}
+	for j := range n {
+		if len(best) == m && !s.before(j, best[m-1]) {
+			continue
+		}
+		lo, hi := 0, len(best) // first p with before(j, best[p])
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if s.before(j, best[mid]) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		if len(best) < m {
+			best = append(best, 0)
+		}
+		copy(best[lo+1:], best[lo:len(best)-1])
+		best[lo] = j
+	}
+	return best
 }
