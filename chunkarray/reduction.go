@@ -485,34 +485,7 @@ func (x *Array) tree(p treeP, axes []int, o ReductionOpts) *Array {
 	cp.Stage = stChunk
 	cur := newArray(name+"-chunk", sh, ch, x.dtype, &treeLayer{in: x, op: newOp(opTree, cp), keep: keep}, tok...)
 	for level := 0; ; level++ {
-		done := true
-		for _, a := range ax {
-			if len(cur.chunks[a]) > fan {
-				done = false
-			}
-		}
-		groups := make([][][2]int, cur.NDim())
-		ch := make([][]int, cur.NDim())
-		sh := make([]int, cur.NDim())
-		for i := range groups {
-			nb := len(cur.chunks[i])
-			switch {
-			case !red[i]:
-				groups[i] = make([][2]int, nb)
-				for j := range groups[i] {
-					groups[i][j] = [2]int{j, j + 1}
-				}
-				ch[i], sh[i] = cur.chunks[i], cur.shape[i]
-			case done:
-				groups[i] = [][2]int{{0, nb}}
-				ch[i], sh[i] = []int{p.OutSize}, p.OutSize
-			default:
-				for j := 0; j < nb; j += fan {
-					groups[i] = append(groups[i], [2]int{j, min(j+fan, nb)})
-				}
-				ch[i], sh[i] = ones(len(groups[i])), len(groups[i])
-			}
-		}
+		groups, ch, sh, done := planLevel(cur.chunks, cur.shape, red, fan, p.OutSize)
 		sp := p
 		if !done {
 			sp.Stage = stCombine
@@ -532,4 +505,41 @@ func (x *Array) tree(p treeP, axes []int, o ReductionOpts) *Array {
 		}
 		return newArray(name, fsh, fch, p.Out, &treeLayer{in: cur, op: newOp(opTree, sp), groups: groups, red: red, drop: !o.Keepdims}, append(tok, "agg")...)
 	}
+}
+
+// planLevel plans the level of a tree over the blocks of chunks (shape:
+// their sums): along a reduced axis, groups of up to fan consecutive
+// blocks become one block of length 1, or, when every reduced axis has
+// at most fan blocks (done: this is the aggregate), all of them one block
+// of outSize; the other axes keep their blocks.
+func planLevel(chunks [][]int, shape []int, red []bool, fan, outSize int) (groups [][][2]int, ch [][]int, sh []int, done bool) {
+	done = true
+	for i, c := range chunks {
+		if red[i] && len(c) > fan {
+			done = false
+		}
+	}
+	groups = make([][][2]int, len(chunks))
+	ch = make([][]int, len(chunks))
+	sh = make([]int, len(chunks))
+	for i, c := range chunks {
+		nb := len(c)
+		switch {
+		case !red[i]:
+			groups[i] = make([][2]int, nb)
+			for j := range groups[i] {
+				groups[i][j] = [2]int{j, j + 1}
+			}
+			ch[i], sh[i] = c, shape[i]
+		case done:
+			groups[i] = [][2]int{{0, nb}}
+			ch[i], sh[i] = []int{outSize}, outSize
+		default:
+			for j := 0; j < nb; j += fan {
+				groups[i] = append(groups[i], [2]int{j, min(j+fan, nb)})
+			}
+			ch[i], sh[i] = ones(len(groups[i])), len(groups[i])
+		}
+	}
+	return groups, ch, sh, done
 }

@@ -390,3 +390,65 @@ func TestTopKTiesAndLargeK(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		chunks     [][]int
+		red        []bool
+		fan, out   int
+		wantGroups [][][2]int
+		wantCh     [][]int
+		wantDone   bool
+	}{
+		{"combine", [][]int{{1, 1, 1, 1, 1}, {3, 2}}, []bool{true, false}, 2, 1,
+			[][][2]int{{{0, 2}, {2, 4}, {4, 5}}, {{0, 1}, {1, 2}}}, [][]int{{1, 1, 1}, {3, 2}}, false},
+		{"aggregate", [][]int{{1, 1}, {4}}, []bool{true, false}, 2, 1,
+			[][][2]int{{{0, 2}}, {{0, 1}}}, [][]int{{1}, {4}}, true},
+		{"output size", [][]int{{1, 1, 1}}, []bool{true}, 4, 5,
+			[][][2]int{{{0, 3}}}, [][]int{{5}}, true},
+		{"two axes, one still wide", [][]int{{1, 1}, {1, 1, 1}}, []bool{true, true}, 2, 1,
+			[][][2]int{{{0, 2}}, {{0, 2}, {2, 3}}}, [][]int{{1}, {1, 1}}, false},
+	} {
+		shape := make([]int, len(tc.chunks))
+		for i, c := range tc.chunks {
+			shape[i] = sum(c)
+		}
+		g, ch, sh, done := planLevel(tc.chunks, shape, tc.red, tc.fan, tc.out)
+		if done != tc.wantDone || !slices.EqualFunc(g, tc.wantGroups, slices.Equal) || !slices.EqualFunc(ch, tc.wantCh, slices.Equal) {
+			t.Errorf("%s: got groups %v chunks %v done %v, want %v %v %v", tc.name, g, ch, done, tc.wantGroups, tc.wantCh, tc.wantDone)
+		}
+		for i, c := range ch {
+			if sh[i] != sum(c) {
+				t.Errorf("%s: shape %v for chunks %v", tc.name, sh, ch)
+			}
+		}
+	}
+}
+
+// TestConcatGrid assembles a 2×3 grid of pieces of different lengths and
+// compares with the array they were cut from.
+func TestConcatGrid(t *testing.T) {
+	whole := seeded(t, 5, 6)
+	rows, cols := [][2]int{{0, 2}, {2, 5}}, [][2]int{{0, 1}, {1, 1}, {1, 6}}
+	var pieces []*nd.Array
+	for _, r := range rows {
+		for _, c := range cols {
+			p, err := whole.Slice(nd.Slice1{Start: r[0], Stop: r[1], Step: 1}, nd.Slice1{Start: c[0], Stop: c[1], Step: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces = append(pieces, p)
+		}
+	}
+	got, err := concatGrid(pieces, []int{2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := compareGolden(got, whole); d != "" {
+		t.Error(d)
+	}
+	if _, err := concatGrid(pieces[:2], []int{2, 1}); err == nil {
+		t.Error("pieces that do not tile: no error")
+	}
+}
