@@ -107,6 +107,15 @@ var parityReduceExprs = map[string]parityCase{
 	"quantile_f32_axis2": pc(func(in []*Array) *Array {
 		return in[0].Quantile([]float64{0.25, 0.75}, PercentileOpts{Axis: ptr(-1)})
 	}),
+	"nanpercentile_axis1": pc(func(in []*Array) *Array {
+		return in[0].NanPercentile([]float64{10, 50, 90}, PercentileOpts{Axis: ptr(1)})
+	}),
+	"nanpercentile_axis0": pc(func(in []*Array) *Array {
+		return in[0].NanPercentile([]float64{0, 35, 100}, PercentileOpts{Axis: ptr(0)})
+	}),
+	"nanquantile_1d": pc(func(in []*Array) *Array {
+		return in[0].Index(At(3)).Rechunk(-1).NanQuantile([]float64{0.2, 0.7}, PercentileOpts{})
+	}),
 	"percentile_out":  pc(func(in []*Array) *Array { return in[0].Percentile([]float64{101}, PercentileOpts{}) }),
 	"cumsum_i8":       pc(cum("cumsum", 1, false, CumOpts{})),
 	"cumsum_u8_0":     pc(cum("cumsum", 0, false, CumOpts{Method: "blelloch"})),

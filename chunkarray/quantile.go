@@ -52,15 +52,15 @@ func init() {
 	})
 	registerTree("chunkarray.percentile", treeFuncs{
 		chunk: func(x *nd.Array, _ []int, p *treeP) ([]*nd.Array, error) {
-			r, err := quantileBlock(x, p.Axes, p.Q, p.Method, false)
+			r, err := quantileBlock(x, p.Axes, p.Q, p.Method, p.SkipNaN)
 			return []*nd.Array{r}, err
 		},
 		combine:   passFields,
 		aggregate: passResult,
 	})
 	registerTree("chunkarray.percentile-sketch", treeFuncs{
-		chunk: func(x *nd.Array, _ []int, _ *treeP) ([]*nd.Array, error) {
-			return sketchChunk(x)
+		chunk: func(x *nd.Array, _ []int, p *treeP) ([]*nd.Array, error) {
+			return sketchChunk(x, p.SkipNaN)
 		},
 		combine: passFields,
 		aggregate: func(parts []*nd.Array, p *treeP) (*nd.Array, error) {
@@ -163,15 +163,26 @@ type PercentileOpts struct {
 // is one chunk (numpy.percentile); across chunks approximate with the
 // error bound of the file's comment. A NaN in the array gives NaN.
 func (a *Array) Percentile(q []float64, o PercentileOpts) *Array {
-	return a.percentile("percentile", q, 100, o)
+	return a.percentile("percentile", q, 100, o, false)
 }
 
 // Quantile is Percentile with q in [0, 1] (numpy.quantile).
 func (a *Array) Quantile(q []float64, o PercentileOpts) *Array {
-	return a.percentile("quantile", q, 1, o)
+	return a.percentile("quantile", q, 1, o, false)
 }
 
-func (a *Array) percentile(name string, q []float64, scale float64, o PercentileOpts) *Array {
+// NanPercentile is numpy.nanpercentile: Percentile ignoring NaNs (NaN
+// for an all-NaN lane), exact or approximate as Percentile.
+func (a *Array) NanPercentile(q []float64, o PercentileOpts) *Array {
+	return a.percentile("nanpercentile", q, 100, o, true)
+}
+
+// NanQuantile is numpy.nanquantile: NanPercentile with q in [0, 1].
+func (a *Array) NanQuantile(q []float64, o PercentileOpts) *Array {
+	return a.percentile("nanquantile", q, 1, o, true)
+}
+
+func (a *Array) percentile(name string, q []float64, scale float64, o PercentileOpts, skipNaN bool) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
@@ -211,7 +222,7 @@ func (a *Array) percentile(name string, q []float64, scale float64, o Percentile
 		if a.shape[ax] == 0 {
 			return errorf(name, [][]int{a.shape}, "empty axis %d (numpy's IndexError)", ax)
 		}
-		r := a.wholeAxes([]int{ax}).tree(treeP{Fn: "chunkarray.percentile", Op: name, Out: out, Q: qs, Method: method}, []int{ax}, ro)
+		r := a.wholeAxes([]int{ax}).tree(treeP{Fn: "chunkarray.percentile", Op: name, Out: out, Q: qs, Method: method, SkipNaN: skipNaN}, []int{ax}, ro)
 		perm := []int{ax}
 		for i := range a.NDim() {
 			if i != ax {
@@ -230,18 +241,20 @@ func (a *Array) percentile(name string, q []float64, scale float64, o Percentile
 		}
 	}
 	if nonEmpty <= 1 {
-		return a.tree(treeP{Fn: "chunkarray.percentile", Op: name, Out: out, Q: qs, Method: method}, []int{0}, ro)
+		return a.tree(treeP{Fn: "chunkarray.percentile", Op: name, Out: out, Q: qs, Method: method, SkipNaN: skipNaN}, []int{0}, ro)
 	}
 	if method != "linear" {
 		return errorf(name, [][]int{a.shape}, "method %q across %d chunks: only \"linear\" is approximated (rechunk to one chunk for an exact result)", method, nonEmpty)
 	}
-	return a.tree(treeP{Fn: "chunkarray.percentile-sketch", Op: name, Out: out, Q: qs}, []int{0}, ro)
+	return a.tree(treeP{Fn: "chunkarray.percentile-sketch", Op: name, Out: out, Q: qs, SkipNaN: skipNaN}, []int{0}, ro)
 }
 
 // sketchChunk is a 1-d block's sketch: fields values, levels (in [0, 1],
 // from 0 in each sketch but a one-element one's, which is 1) and the
-// block's length per point; values are NaN when the block holds a NaN.
-func sketchChunk(x *nd.Array) ([]*nd.Array, error) {
+// block's length per point; values are NaN when the block holds a NaN,
+// unless skipNaN, when NaNs are left out (an all-NaN block has an empty
+// sketch).
+func sketchChunk(x *nd.Array, skipNaN bool) ([]*nd.Array, error) {
 	f, err := x.AsType(nd.Float64)
 	if err != nil {
 		return nil, err
@@ -251,6 +264,7 @@ func sketchChunk(x *nd.Array) ([]*nd.Array, error) {
 		return nil, err
 	}
 	s, hasNaN := sortLane(nil, v)
+	hasNaN = hasNaN && !skipNaN
 	n := len(s)
 	var vals, levels []float64
 	switch {
@@ -279,7 +293,7 @@ func sketchChunk(x *nd.Array) ([]*nd.Array, error) {
 	}
 	weights := make([]float64, len(vals))
 	for i := range weights {
-		weights[i] = float64(len(v))
+		weights[i] = float64(max(n, 1))
 	}
 	out := make([]*nd.Array, 3)
 	for i, d := range [][]float64{vals, levels, weights} {
@@ -338,7 +352,7 @@ func mergeSketches(parts []*nd.Array, qs []float64) (*nd.Array, error) {
 		i = j
 	}
 	out := make([]float64, len(qs))
-	if slices.ContainsFunc(vals, math.IsNaN) {
+	if len(vals) == 0 || slices.ContainsFunc(vals, math.IsNaN) { // all NaN (nanpercentile), or a NaN
 		for i := range out {
 			out[i] = math.NaN()
 		}

@@ -156,10 +156,11 @@ type treeP struct {
 	OutSize  int      `json:"outsize"`
 	Shape    []int    `json:"shape"` // the input's
 	// parameters of the built-in reductions
-	K      int       `json:"k,omitempty"`
-	Q      []float64 `json:"q,omitempty"`
-	Method string    `json:"method,omitempty"`
-	Ddof   int       `json:"ddof,omitempty"`
+	K       int       `json:"k,omitempty"`
+	Q       []float64 `json:"q,omitempty"`
+	Method  string    `json:"method,omitempty"`
+	Ddof    int       `json:"ddof,omitempty"`
+	SkipNaN bool      `json:"skipnan,omitempty"`
 }
 
 func (p treeP) Label() string {

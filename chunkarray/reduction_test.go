@@ -452,3 +452,48 @@ func TestConcatGrid(t *testing.T) {
 		t.Error("pieces that do not tile: no error")
 	}
 }
+
+// TestNanPercentileApprox: NanPercentile across chunks, one of them all
+// NaN, within the bound of TestPercentileApproxBound over the non-NaN
+// elements (n_min over the chunks that have any).
+func TestNanPercentileApprox(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 2000
+	data := make([]float64, n)
+	var kept []float64
+	for i := range data {
+		switch {
+		case i >= 500 && i < 700, i%10 == 3:
+			data[i] = math.NaN()
+		default:
+			data[i] = r.NormFloat64()*2 + 1
+			kept = append(kept, data[i])
+		}
+	}
+	slices.Sort(kept)
+	x, _ := nd.FromSlice(data, n)
+	a := FromNDArray(x, 200) // chunk 3 (500..700) is all NaN; the others hold 180 values
+	qs := []float64{0, 3, 50, 81, 100}
+	got, err := a.NanPercentile(qs, PercentileOpts{}).Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, _ := nd.Values[float64](got)
+	eps := 1.0/sketchPoints + 1.0/180
+	m := float64(len(kept))
+	for i, q := range qs {
+		below := float64(sort.SearchFloat64s(kept, est[i])) / m
+		atOrBelow := float64(sort.Search(len(kept), func(j int) bool { return kept[j] > est[i] })) / m
+		if below > q/100+eps || atOrBelow < q/100-eps {
+			t.Errorf("q %v: estimate %v has rank [%v, %v], want q within %v", q, est[i], below, atOrBelow, eps)
+		}
+	}
+	allNaN := FromNDArray(x, 200).Index(Range(500, 700)).NanPercentile([]float64{50}, PercentileOpts{})
+	v, err := allNaN.Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := nd.Values[float64](v); !math.IsNaN(f[0]) {
+		t.Errorf("all-NaN: got %v, want NaN", f[0])
+	}
+}

@@ -162,6 +162,9 @@ case("quantile_linear", ["f64v"], lambda x: np.quantile(x, [0.1, 0.5, 0.99]))
 case("percentile_axis1", ["f64n"], lambda x: np.percentile(x, [10, 50, 90], axis=1))  # (3, 7); NaN rows
 case("percentile_axis0_lower", ["i16m"], lambda x: np.percentile(x, [30, 60], axis=0, method="lower"))
 case("quantile_f32_axis2", ["f32n"], lambda x: np.quantile(x, [0.25, 0.75], axis=-1))
+case("nanpercentile_axis1", ["f64n"], lambda x: np.nanpercentile(x, [10, 50, 90], axis=1))
+case("nanpercentile_axis0", ["f64n"], lambda x: np.nanpercentile(x, [0, 35, 100], axis=0))  # an all-NaN column
+case("nanquantile_1d", ["f64k"], lambda x: np.nanquantile(x[3], [0.2, 0.7]))
 case("percentile_out", ["f64v"], lambda x: np.percentile(x, [101]))  # ValueError
 
 # ------------------------------------------------------------- cumulative
