@@ -26,6 +26,9 @@ func inexactDType(d nd.DType) bool { return d.IsFloat() || d.IsComplex() }
 // nanFill returns a with its NaNs replaced by v (a itself when its dtype
 // holds no NaN).
 func (a *Array) nanFill(v any) *Array {
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
 	if !inexactDType(a.dtype) {
 		return a
 	}
