@@ -190,6 +190,13 @@ func discrete(method string) bool {
 // slices.Sort's native comparisons: a comparator that orders NaN last ran
 // three times slower.)
 func sortLane[T nd.Real](dst, lane []T) (s []T, hasNaN bool) {
+	s, hasNaN = dropNaN(dst, lane)
+	slices.Sort(s)
+	return s, hasNaN
+}
+
+// dropNaN copies the lane's values other than NaN into dst.
+func dropNaN[T nd.Real](dst, lane []T) (s []T, hasNaN bool) {
 	s = dst[:0]
 	for _, v := range lane {
 		if v != v {
@@ -198,8 +205,90 @@ func sortLane[T nd.Real](dst, lane []T) (s []T, hasNaN bool) {
 		}
 		s = append(s, v)
 	}
-	slices.Sort(s)
 	return s, hasNaN
+}
+
+// quantileSelect is quantileSorted of the NaN-free s (reordered in
+// place) for one q without sorting: a selection of the lower element
+// (s[k] the k-th smallest, the smaller ones before it), and the upper one
+// the least after it. (Sorting each lane for the median took three times
+// longer on 256-element lanes.)
+func quantileSelect[T nd.Real](s []T, q float64, method string) float64 {
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	v := float64(n-1) * q
+	k := int(math.Floor(v))
+	switch method {
+	case "higher":
+		k = int(math.Ceil(v))
+	case "nearest":
+		k = int(math.RoundToEven(v))
+	case "median":
+		k = (n - 1) / 2
+	}
+	selectK(s, k)
+	a := s[k]
+	if discrete(method) || k+1 >= n {
+		return float64(a)
+	}
+	b := slices.Min(s[k+1:])
+	switch method {
+	case "median":
+		if n%2 == 1 {
+			return float64(a)
+		}
+		return (float64(a) + float64(b)) / 2
+	case "midpoint":
+		if float64(k) == v {
+			return float64(a)
+		}
+		return lerpT(a, b, 0.5)
+	}
+	return lerpT(a, b, v-float64(k))
+}
+
+// selectK reorders s so that s[k] is its k-th smallest element, with the
+// smaller ones before it and the others after (Hoare's selection, the
+// pivot the median of three).
+func selectK[T nd.Real](s []T, k int) {
+	lo, hi := 0, len(s)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		p := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for p < s[j] {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // quantileLanes computes the quantiles qs of each lane of t (nOut lanes
@@ -213,6 +302,14 @@ func quantileLanes[T nd.Real](t *nd.Array, nOut, n int, qs []float64, method str
 	out := make([]float64, nOut*len(qs))
 	buf := make([]T, n)
 	for i := range nOut {
+		if len(qs) == 1 {
+			s, hasNaN := dropNaN(buf, v[i*n:(i+1)*n])
+			out[i] = math.NaN()
+			if !hasNaN || skipNaN {
+				out[i] = quantileSelect(s, qs[0], method)
+			}
+			continue
+		}
 		s, hasNaN := sortLane(buf, v[i*n:(i+1)*n])
 		for j, q := range qs {
 			if hasNaN && !skipNaN {

@@ -540,3 +540,30 @@ func TestReduceNilReceivers(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantileSelect compares the selection path of one quantile with the
+// sorted path for every method, lane lengths 1 to 40 with ties, and q
+// across [0, 1].
+func TestQuantileSelect(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 40; n++ {
+		lane := make([]int32, n)
+		for i := range lane {
+			lane[i] = int32(r.IntN(n/2 + 1))
+		}
+		sorted := slices.Clone(lane)
+		slices.Sort(sorted)
+		for _, method := range append([]string{"median"}, quantileMethods...) {
+			for _, q := range []float64{0, 0.01, 0.25, 0.5, 0.5 + 1e-9, 0.75, 0.9, 1} {
+				if method == "median" && q != 0.5 {
+					continue
+				}
+				want := quantileSorted(sorted, q, method)
+				got := quantileSelect(slices.Clone(lane), q, method)
+				if got != want {
+					t.Fatalf("n %d %s q %v: select %v, sorted %v (lane %v)", n, method, q, got, want, lane)
+				}
+			}
+		}
+	}
+}
