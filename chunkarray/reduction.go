@@ -51,8 +51,10 @@ type ReductionOpts struct {
 	// SplitEvery is Reduce's: the fan-in of a level over all reduced
 	// axes together; 0 means 4.
 	SplitEvery int
-	// DType is the result's dtype (dask's dtype=); the zero value means
-	// the input's. Aggregate's result is cast to it.
+	// DType is the result's dtype (dask's dtype=): Aggregate's result
+	// is cast to it. The zero value declares the input's dtype, and then
+	// an Aggregate that returns another dtype is an error at compute time
+	// (rather than a silent cast: an int8 input's int64 sums would wrap).
 	DType nd.DType
 	// OutputSize is the length of each reduced axis in the result with
 	// Keepdims (dask's output_size); 0 means 1.
@@ -161,6 +163,8 @@ type treeP struct {
 	Method  string    `json:"method,omitempty"`
 	Ddof    int       `json:"ddof,omitempty"`
 	SkipNaN bool      `json:"skipnan,omitempty"`
+	// Strict: the aggregate must return Out (a Reduction without DType)
+	Strict bool `json:"strict,omitempty"`
 }
 
 func (p treeP) Label() string {
@@ -264,6 +268,9 @@ func (p *treeP) result(r *nd.Array) (*nd.Array, error) {
 		}
 	}
 	if r.DType() != p.Out {
+		if p.Strict {
+			return nil, &Error{Op: p.Op, Reason: fmt.Sprintf("aggregate returned %s, declared %s (the input's: set ReductionOpts.DType)", r.DType(), p.Out)}
+		}
 		return r.AsType(p.Out)
 	}
 	return r, nil
@@ -428,7 +435,7 @@ func Reduction(x *Array, fn string, axes []int, o ReductionOpts) *Array {
 	if !ok || f.user.Chunk == nil {
 		return errorf("reduction", [][]int{x.shape}, "reduction %q is not registered (RegisterReduction)", fn)
 	}
-	return x.tree(treeP{Fn: fn, Op: fn, Out: o.DType}, axes, o)
+	return x.tree(treeP{Fn: fn, Op: fn, Out: o.DType, Strict: o.DType == nd.Invalid}, axes, o)
 }
 
 // tree builds a tree reduction of x with the stage parameters p (Fn, Op,

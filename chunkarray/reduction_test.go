@@ -124,6 +124,13 @@ func TestReductionErrors(t *testing.T) {
 	wantAuditErr(t, err, "test.sumsq")
 	_, err = auditRun(t, func() *Array { return Reduction(a, "test.minmax", []int{1}, ReductionOpts{OutputSize: 2}) })
 	wantAuditErr(t, err, "test.minmax")
+	// an int8 input's sums are int64: declared or an error
+	i8 := a.AsType(nd.Int8)
+	_, err = auditRun(t, func() *Array { return Reduction(i8, "test.sumsq", nil, ReductionOpts{}) })
+	wantAuditErr(t, err, "declared int8")
+	if r, err := auditRun(t, func() *Array { return Reduction(i8, "test.sumsq", nil, ReductionOpts{DType: nd.Int64}) }); err != nil || r.DType() != nd.Int64 {
+		t.Errorf("with DType int64: %v, %v", r, err)
+	}
 	// built-in reductions are not Reduction's to name
 	_, err = auditRun(t, func() *Array { return Reduction(a, "chunkarray.topk", nil, ReductionOpts{}) })
 	wantAuditErr(t, err, "reduction")
