@@ -93,7 +93,7 @@ func cov(name string, m *Array, o CovOpts) (*Array, *Array, float64) {
 const blockConj = "chunkarray.conj"
 
 func init() {
-	mustInit(RegisterBlockFunc(blockConj, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
+	mustRegister(RegisterBlockFunc(blockConj, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
 		c := b[0].Copy()
 		switch v := c.Data().(type) {
 		case []complex128:

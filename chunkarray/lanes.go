@@ -167,11 +167,11 @@ func lerpT[T nd.Real](a, b T, t float64) float64 {
 		}
 		return float64(a) + d*t
 	}
-	return lerp(float64(a), float64(b), t)
+	return quantLerp(float64(a), float64(b), t)
 }
 
 // lerp is numpy's _lerp: from the nearer end, so that t = 1 gives b.
-func lerp(a, b, t float64) float64 {
+func quantLerp(a, b, t float64) float64 {
 	d := b - a
 	if t >= 0.5 {
 		return b - d*(1-t)
@@ -181,7 +181,7 @@ func lerp(a, b, t float64) float64 {
 
 // discrete reports whether method picks an element (the result keeps the
 // input's dtype in numpy).
-func discrete(method string) bool {
+func discreteMethod(method string) bool {
 	return method == "lower" || method == "higher" || method == "nearest"
 }
 
@@ -230,7 +230,7 @@ func quantileSelect[T nd.Real](s []T, q float64, method string) float64 {
 	}
 	selectK(s, k)
 	a := s[k]
-	if discrete(method) || k+1 >= n {
+	if discreteMethod(method) || k+1 >= n {
 		return float64(a)
 	}
 	b := slices.Min(s[k+1:])

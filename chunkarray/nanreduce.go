@@ -228,7 +228,7 @@ const (
 
 func init() {
 	for fn, name := range map[string]string{blockNanArgMin: "nanargmin", blockNanArgMax: "nanargmax"} {
-		mustInit(RegisterBlockFunc(fn, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
+		mustRegister(RegisterBlockFunc(fn, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
 			all, err := nd.Values[bool](b[1].Contiguous())
 			if err != nil {
 				return nil, err
@@ -241,7 +241,7 @@ func init() {
 			return b[0], nil
 		}))
 	}
-	mustInit(RegisterBlockFunc(blockAverageChk, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
+	mustRegister(RegisterBlockFunc(blockAverageChk, func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
 		z, err := nd.Binary(nd.Equal, b[0], nd.Scalar(0.0))
 		if err != nil {
 			return nil, err
@@ -260,7 +260,7 @@ func init() {
 }
 
 // mustInit panics on an error at init (a programmer error).
-func mustInit(err error) {
+func mustRegister(err error) {
 	if err != nil {
 		panic(err)
 	}
@@ -325,7 +325,7 @@ func (a *Array) Average(axes []int, o AverageOpts) (avg, sumOfWeights *Array) {
 	if err := w.Err(); err != nil {
 		return errArray(err), errArray(err)
 	}
-	if !sameShape(w.shape, a.shape) {
+	if !equalShapes(w.shape, a.shape) {
 		if axes == nil || len(ax) != 1 {
 			return fail("axis must be one axis when the shapes of a and weights %v differ (numpy's TypeError)", w.shape)
 		}
@@ -351,7 +351,7 @@ func (a *Array) Average(axes []int, o AverageOpts) (avg, sumOfWeights *Array) {
 	return avg, Where(Full(avg.Shape(), true, nd.Bool, avg.Chunks()), scl, scl)
 }
 
-func sameShape(a, b []int) bool {
+func equalShapes(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -304,15 +304,15 @@ func sketchChunk(x *nd.Array, skipNaN bool) ([]*nd.Array, error) {
 	return out, nil
 }
 
-// sketch is one chunk's piecewise-linear distribution function.
-type sketch struct {
+// pctSketch is one chunk's piecewise-linear distribution function.
+type pctSketch struct {
 	vals, levels []float64
 	n            float64
 }
 
 // at is the sketch's F_i(v): the level interpolated at v (0 below its
 // first value, 1 from its last), right-continuous at ties.
-func (s sketch) at(v float64) float64 {
+func (s pctSketch) at(v float64) float64 {
 	k := sort.SearchFloat64s(s.vals, v) // first value >= v
 	for k < len(s.vals) && s.vals[k] == v {
 		k++
@@ -340,14 +340,14 @@ func mergeSketches(parts []*nd.Array, qs []float64) (*nd.Array, error) {
 		cols[i] = v
 	}
 	vals, levels, weights := cols[0], cols[1], cols[2]
-	var sks []sketch
+	var sks []pctSketch
 	total := 0.0
 	for i := 0; i < len(vals); {
 		j := i + 1
 		for j < len(vals) && levels[j] > levels[j-1] {
 			j++
 		}
-		sks = append(sks, sketch{vals[i:j], levels[i:j], weights[i]})
+		sks = append(sks, pctSketch{vals[i:j], levels[i:j], weights[i]})
 		total += weights[i]
 		i = j
 	}
@@ -377,7 +377,7 @@ func mergeSketches(parts []*nd.Array, qs []float64) (*nd.Array, error) {
 			out[i] = u[len(u)-1]
 		default:
 			t := (q - F[k-1]) / (F[k] - F[k-1])
-			out[i] = lerp(u[k-1], u[k], t)
+			out[i] = quantLerp(u[k-1], u[k], t)
 		}
 	}
 	return nd.FromSlice(out, len(out))

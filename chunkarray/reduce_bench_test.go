@@ -12,7 +12,7 @@ import (
 // one block, and of the lazy scans end to end.
 
 func benchmarkCumLocal(b *testing.B, n int) {
-	x := seeded(b, n, n)
+	x := seededNormal(b, n, n)
 	b.ReportAllocs()
 	b.SetBytes(int64(x.Nbytes()))
 	for b.Loop() {
@@ -26,7 +26,7 @@ func BenchmarkCumLocal64(b *testing.B)  { benchmarkCumLocal(b, 64) }
 func BenchmarkCumLocal512(b *testing.B) { benchmarkCumLocal(b, 512) }
 
 func benchmarkTopKBlock(b *testing.B, n, k int) {
-	x := seeded(b, n, n)
+	x := seededNormal(b, n, n)
 	b.ReportAllocs()
 	b.SetBytes(int64(x.Nbytes()))
 	for b.Loop() {
@@ -39,7 +39,7 @@ func benchmarkTopKBlock(b *testing.B, n, k int) {
 func BenchmarkTopKBlock256k5(b *testing.B) { benchmarkTopKBlock(b, 256, 5) }
 
 func benchmarkMedianBlock(b *testing.B, n int) {
-	x := seeded(b, n, n)
+	x := seededNormal(b, n, n)
 	b.ReportAllocs()
 	b.SetBytes(int64(x.Nbytes()))
 	for b.Loop() {
@@ -52,7 +52,7 @@ func benchmarkMedianBlock(b *testing.B, n int) {
 func BenchmarkMedianBlock256(b *testing.B) { benchmarkMedianBlock(b, 256) }
 
 func benchmarkCumsum(b *testing.B, method string) {
-	x := FromNDArray(seeded(b, 256, 4096), []int{64, 256})
+	x := FromNDArray(seededNormal(b, 256, 4096), []int{64, 256})
 	c := x.Cumsum(1, false, CumOpts{Method: method})
 	b.ReportAllocs()
 	b.SetBytes(int64(256 * 4096 * 8))
@@ -67,7 +67,7 @@ func BenchmarkCumsumSequential(b *testing.B) { benchmarkCumsum(b, "sequential") 
 func BenchmarkCumsumBlelloch(b *testing.B)   { benchmarkCumsum(b, "blelloch") }
 
 func BenchmarkNanSum(b *testing.B) {
-	x := FromNDArray(seeded(b, 512, 512), 128).nanFill(0)
+	x := FromNDArray(seededNormal(b, 512, 512), 128).nanFill(0)
 	s := x.Reduce(nd.Sum, []int{0}, ReduceOpts{})
 	b.ReportAllocs()
 	b.SetBytes(512 * 512 * 8)

@@ -77,7 +77,7 @@ var reductions = struct {
 	m map[string]treeFuncs
 }{m: map[string]treeFuncs{}}
 
-func sameFunc[F any](a, b F) bool {
+func sameFuncPtr[F any](a, b F) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	if va.IsNil() || vb.IsNil() {
 		return va.IsNil() == vb.IsNil()
@@ -97,7 +97,7 @@ func RegisterReduction(name string, f ReductionFuncs) error {
 	defer reductions.Unlock()
 	if old, ok := reductions.m[name]; ok {
 		u := old.user
-		if u.Chunk != nil && sameFunc(u.Chunk, f.Chunk) && sameFunc(u.Combine, f.Combine) && sameFunc(u.Aggregate, f.Aggregate) {
+		if u.Chunk != nil && sameFuncPtr(u.Chunk, f.Chunk) && sameFuncPtr(u.Combine, f.Combine) && sameFuncPtr(u.Aggregate, f.Aggregate) {
 			return nil
 		}
 		return fmt.Errorf("chunkarray: register reduction %q: name taken by other functions", name)

@@ -32,9 +32,9 @@ func sumAgg(x *nd.Array, axes []int, keepdims bool) (*nd.Array, error) {
 	return nd.Reduce(nd.Sum, x, axes, keepdims)
 }
 
-// minMax keeps the minimum and the maximum along the one reduced axis
+// minMaxAgg keeps the minimum and the maximum along the one reduced axis
 // (an OutputSize of 2).
-func minMax(x *nd.Array, axes []int, keepdims bool) (*nd.Array, error) {
+func minMaxAgg(x *nd.Array, axes []int, keepdims bool) (*nd.Array, error) {
 	lo, err := nd.Reduce(nd.Min, x, axes, true)
 	if err != nil {
 		return nil, err
@@ -46,15 +46,15 @@ func minMax(x *nd.Array, axes []int, keepdims bool) (*nd.Array, error) {
 	return concatGrid([]*nd.Array{lo, hi}, keepShape(ones(x.NDim()), axes, 2))
 }
 
-func badShape(x *nd.Array, axes []int, keepdims bool) (*nd.Array, error) { return x, nil }
+func badShapeAgg(x *nd.Array, axes []int, keepdims bool) (*nd.Array, error) { return x, nil }
 
 func init() {
-	mustInit(RegisterReduction("test.sumsq", ReductionFuncs{Chunk: sumSqChunk, Aggregate: sumAgg}))
-	mustInit(RegisterReduction("test.minmax", ReductionFuncs{Chunk: minMax, Combine: minMax, Aggregate: minMax}))
-	mustInit(RegisterReduction("test.bad", ReductionFuncs{Chunk: sumSqChunk, Aggregate: badShape}))
+	mustRegister(RegisterReduction("test.sumsq", ReductionFuncs{Chunk: sumSqChunk, Aggregate: sumAgg}))
+	mustRegister(RegisterReduction("test.minmax", ReductionFuncs{Chunk: minMaxAgg, Combine: minMaxAgg, Aggregate: minMaxAgg}))
+	mustRegister(RegisterReduction("test.bad", ReductionFuncs{Chunk: sumSqChunk, Aggregate: badShapeAgg}))
 }
 
-func seeded(t testing.TB, shape ...int) *nd.Array {
+func seededNormal(t testing.TB, shape ...int) *nd.Array {
 	r := rand.New(rand.NewPCG(1, 2))
 	v := make([]float64, prod(shape))
 	for i := range v {
@@ -68,7 +68,7 @@ func seeded(t testing.TB, shape ...int) *nd.Array {
 }
 
 func TestReductionUserDefined(t *testing.T) {
-	x := seeded(t, 7, 9, 5)
+	x := seededNormal(t, 7, 9, 5)
 	ctx := context.Background()
 	for _, chunks := range []any{-1, 2, []int{3, 4, 1}, [][]int{{0, 7}, {2, 0, 7}, {5}}} {
 		for _, axes := range [][]int{nil, {0}, {1, 2}, {-1}} {
@@ -98,7 +98,7 @@ func TestReductionUserDefined(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := minMax(x, []int{1}, true)
+		want, _ := minMaxAgg(x, []int{1}, true)
 		if d := compareGolden(got, want); d != "" {
 			t.Errorf("minmax %v: %s", chunks, d)
 		}
@@ -106,7 +106,7 @@ func TestReductionUserDefined(t *testing.T) {
 }
 
 func TestReductionErrors(t *testing.T) {
-	a := FromNDArray(seeded(t, 4, 6), 2)
+	a := FromNDArray(seededNormal(t, 4, 6), 2)
 	if err := RegisterReduction("test.sumsq", ReductionFuncs{Chunk: sumSqChunk, Aggregate: sumAgg}); err != nil {
 		t.Errorf("registering the same functions again: %v", err)
 	}
@@ -137,7 +137,7 @@ func TestReductionErrors(t *testing.T) {
 }
 
 func TestReduceArgErrors(t *testing.T) {
-	x := FromNDArray(seeded(t, 4, 6), 2)
+	x := FromNDArray(seededNormal(t, 4, 6), 2)
 	for name, build := range map[string]func() *Array{
 		"median":     func() *Array { return x.Median(nil, false) },
 		"nanmedian":  func() *Array { return x.AsType(nd.Complex128).NanMedian([]int{0}, false) },
@@ -436,7 +436,7 @@ func TestPlanLevel(t *testing.T) {
 // TestConcatGrid assembles a 2×3 grid of pieces of different lengths and
 // compares with the array they were cut from.
 func TestConcatGrid(t *testing.T) {
-	whole := seeded(t, 5, 6)
+	whole := seededNormal(t, 5, 6)
 	rows, cols := [][2]int{{0, 2}, {2, 5}}, [][2]int{{0, 1}, {1, 1}, {1, 6}}
 	var pieces []*nd.Array
 	for _, r := range rows {
