@@ -35,6 +35,13 @@ func lanesOf(x *nd.Array, axes []int) (*nd.Array, int, int, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	if t.Size() == 0 {
+		// a fresh empty array: an empty view's offset may lie beyond its
+		// empty backing slice, where nd.Values would slice out of range
+		if t, err = nd.Zeros(x.DType(), t.Shape()...); err != nil {
+			return nil, 0, 0, err
+		}
+	}
 	t = t.Contiguous()
 	if red == 0 {
 		outer := 1

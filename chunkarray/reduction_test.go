@@ -574,3 +574,38 @@ func TestQuantileSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedReduceEmptyBlock: a fused expression reduced over a block of
+// size 0 (here (3, 0, 1), of an empty array chunked along its first axis)
+// gives the identity; it panicked in the fused evaluator.
+func TestFusedReduceEmptyBlock(t *testing.T) {
+	x, _ := nd.Zeros(nd.Float32, 6, 0, 1)
+	a := FromNDArray(x, [][]int{{3, 2, 1}, {0}, {1, 0}})
+	for name, e := range map[string]*Array{
+		"mul-sum":   a.Mul(a).Sum(),
+		"where-sum": Where(a.NotEqual(a), 0, a).Reduce(nd.Sum, []int{0}, ReduceOpts{}),
+		"nanvar":    a.NanVar([]int{1}, ReduceOpts{}),
+	} {
+		got, err := e.Compute(context.Background())
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		t.Logf("%s: %v", name, got)
+	}
+}
+
+// TestReshapeMergeZeroChunk: merging axes whose chunks number as many as
+// the axis's length, but not all of length 1 ((1, 2, 0) of 3), rechunks;
+// it was taken for chunks of one, and the blocks did not fit.
+func TestReshapeMergeZeroChunk(t *testing.T) {
+	x := seededNormal(t, 1, 3, 2)
+	got, err := FromNDArray(x, [][]int{{1}, {1, 2, 0}, {2}}).Reshape(-1).Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := x.Reshape(6)
+	if d := compareGolden(got, want); d != "" {
+		t.Error(d)
+	}
+}
