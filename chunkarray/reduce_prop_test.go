@@ -155,6 +155,20 @@ func randomReduction(r *rand.Rand, ndim int) (string, func(*Array) *Array) {
 		{"percentile-axis", func(a *Array) *Array {
 			return a.Percentile([]float64{0, 33, 50, 100}, PercentileOpts{Axis: &axis})
 		}},
+		{"cumprod", func(a *Array) *Array { return a.Cumprod(axis, flat, CumOpts{Method: method}) }},
+		{"nancumsum", func(a *Array) *Array { return a.NanCumsum(axis, flat, CumOpts{Method: method}) }},
+		{"nanpercentile-axis", func(a *Array) *Array {
+			return a.NanPercentile([]float64{10, 50, 99}, PercentileOpts{Axis: &axis, Method: "nearest"})
+		}},
+		{"cov", func(a *Array) *Array { return Cov(a, CovOpts{ColVars: o.Keepdims}) }},
+		{"weighted average", func(a *Array) *Array {
+			w := Linspace(0.5, 2, max(1, a.Size()), true, 3)
+			if a.NDim() > 0 {
+				w = w.Index(Range(0, a.Size())).Reshape(a.Shape()...)
+			}
+			avg, sw := a.Average(axes, AverageOpts{Weights: w, Keepdims: o.Keepdims})
+			return avg.Add(sw)
+		}},
 		{"average", func(a *Array) *Array { avg, _ := a.Average(axes, AverageOpts{Keepdims: o.Keepdims}); return avg }},
 	}
 	op := ops[r.IntN(len(ops))]
