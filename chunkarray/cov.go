@@ -22,8 +22,8 @@ type CovOpts struct {
 
 // Cov is numpy.cov and dask.array.cov: the covariance matrix of the
 // variables of m (1-d: one variable; 2-d: rows, or columns with ColVars),
-// in float64 (or float32's result type with float64: float64), squeezed
-// as numpy's (one variable gives a 0-d result). With N - ddof ≤ 0 the
+// in numpy's dtype (the result type of the inputs and float64: float64,
+// or complex128), squeezed as numpy's (one variable gives a 0-d result). With N - ddof ≤ 0 the
 // entries are multiplied by 1/0 (inf or NaN), as numpy's, which also
 // warns. Complex variables give complex128 (m · conj(m)ᵀ).
 func Cov(m *Array, o CovOpts) *Array {
