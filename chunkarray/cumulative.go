@@ -167,8 +167,9 @@ func (p cumP) run(_ context.Context, args []any) (any, error) {
 	case cumLocal:
 		r, err = cumLocalBlock(arrs[0], p.Axis, p.Op == nd.Prod)
 	case cumApply:
+		// the carry added into the block's own (fresh) cumulative in place
 		if r, err = cumLocalBlock(arrs[1], p.Axis, p.Op == nd.Prod); err == nil {
-			r, err = nd.Binary(p.bin(), arrs[0], r)
+			err = nd.BinaryInto(p.bin(), r, arrs[0], r)
 		}
 	default:
 		return nil, fmt.Errorf("%s: bad stage %d", opCum, p.Stage)
