@@ -78,3 +78,32 @@ func ExampleArray_Percentile() {
 	// Output:
 	// [25. 50. 99.]
 }
+
+// A weighted average along an axis with 1-d weights, and the sum of the
+// weights (numpy's returned=True).
+func ExampleArray_Average() {
+	x, _ := nd.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
+	w, _ := nd.FromSlice([]float64{3, 2, 1}, 3)
+	a := chunkarray.FromNDArray(x, 1)
+	avg, sw := a.Average([]int{1}, chunkarray.AverageOpts{Weights: chunkarray.FromNDArray(w, 2)})
+	r, _ := chunkarray.Compute(context.Background(), []*chunkarray.Array{avg, sw})
+	fmt.Println(r[0], r[1])
+	// Output:
+	// [1.66666667 4.66666667] [6. 6.]
+}
+
+// The covariance and correlation of two variables (rows), as numpy.cov
+// and numpy.corrcoef print them.
+func ExampleCov() {
+	x, _ := nd.FromSlice([]float64{1, 2, 3, 4, 2, 4, 6, 9}, 2, 4)
+	a := chunkarray.FromNDArray(x, 2)
+	c, _ := chunkarray.Cov(a, chunkarray.CovOpts{}).Compute(context.Background())
+	r, _ := chunkarray.Corrcoef(a, chunkarray.CovOpts{}).Compute(context.Background())
+	fmt.Println(c)
+	fmt.Println(r)
+	// Output:
+	// [[1.66666667 3.83333333]
+	//  [3.83333333 8.91666667]]
+	// [[1.         0.99437671]
+	//  [0.99437671 1.        ]]
+}
