@@ -106,6 +106,16 @@
 // reduction's live memory is bounded by chunk bytes × workers × a small
 // constant.
 //
+// Reduction is dask.array.reduction for Go functions registered by name
+// (RegisterReduction): the same tree, with the partials concatenated
+// along the reduced axes before each combine, and dask's output_size
+// (reduction.go). TopK, ArgTopK and Percentile's sketches are built-in
+// reductions of that kind; Median and NanMedian rechunk their axes whole
+// and reduce each block; the NaN reductions, Ptp, CountNonzero, Average,
+// Cov and Corrcoef are elementwise steps around Reduce, as numpy writes
+// them (nanreduce.go, cov.go); Cumsum and Cumprod scan the blocks' totals
+// sequentially or with Blelloch's parallel prefix (cumulative.go).
+//
 // ReduceOpts{Device: DeviceCUDA} runs the chunk step of Sum, Max and Min
 // of float32/float64 arrays on a CUDA device (internal/cudaops; the cuda
 // build tag), its tasks asking for the resource GPU=1 so that

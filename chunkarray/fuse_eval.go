@@ -724,9 +724,15 @@ func (ev *evaluator) reduce(rp reduceP, shape []int) (*nd.Array, error) {
 		red[ax] = true
 	}
 	if size(shape) == 0 || ev.constant() {
-		r, err := ev.eval(wholeRegion(shape), nil)
+		// An empty block is not evaluated: its zeros reduce to the
+		// identity (evaluating it first, and dropping the result,
+		// panicked on a (3, 0, 1) block of x*x).
+		var r *nd.Array
+		var err error
 		if size(shape) == 0 {
 			r, err = nd.Zeros(ev.p.D, shape...)
+		} else {
+			r, err = ev.eval(wholeRegion(shape), nil)
 		}
 		if err != nil {
 			return nil, err

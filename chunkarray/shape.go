@@ -180,8 +180,10 @@ func reshapeMerge(in []int, inChunks [][]int, left, ii int, ri, ro [][]int, oi i
 	// rechunking.
 	byOne := true
 	for i := 0; i < ii; i++ {
-		if len(inChunks[i]) != in[i] {
-			byOne = false
+		for _, c := range inChunks[i] { // every chunk 1 (not 3 chunks (1, 2, 0) of 3)
+			if c != 1 {
+				byOne = false
+			}
 		}
 	}
 	if byOne {
