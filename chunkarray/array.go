@@ -116,13 +116,21 @@ func (a *Array) Size() int {
 	}
 	n := 1
 	for _, s := range a.shape {
+		if s == Unknown {
+			return Unknown // unknown.go
+		}
 		n *= s
 	}
 	return n
 }
 
 // Nbytes returns the size in bytes.
-func (a *Array) Nbytes() int { return a.Size() * a.DType().Size() }
+func (a *Array) Nbytes() int {
+	if n := a.Size(); n == Unknown {
+		return Unknown
+	}
+	return a.Size() * a.DType().Size()
+}
 
 // NumBlocks returns the number of blocks along each axis.
 func (a *Array) NumBlocks() []int {

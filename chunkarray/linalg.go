@@ -131,6 +131,12 @@ func tensordot(name string, a, b *Array, axesA, axesB []int) *Array {
 	if err := b.Err(); err != nil {
 		return errArray(err)
 	}
+	if err := needKnown(name, a); err != nil { // unknown.go
+		return errArray(err)
+	}
+	if err := needKnown(name, b); err != nil { // unknown.go
+		return errArray(err)
+	}
 	shapes := [][]int{a.shape, b.shape}
 	if len(axesA) != len(axesB) {
 		return errorf(name, shapes, "%d axes of a paired with %d axes of b", len(axesA), len(axesB))
@@ -214,6 +220,12 @@ func Matmul(a, b *Array) *Array {
 		return errArray(err)
 	}
 	if err := b.Err(); err != nil {
+		return errArray(err)
+	}
+	if err := needKnown(name, a); err != nil { // unknown.go
+		return errArray(err)
+	}
+	if err := needKnown(name, b); err != nil { // unknown.go
 		return errArray(err)
 	}
 	shapes := [][]int{a.shape, b.shape}

@@ -104,6 +104,9 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 		if err := a.X.Err(); err != nil {
 			return errArray(err)
 		}
+		if err := needKnown(name, a.X); err != nil { // unknown.go: BlockInfo holds positions
+			return errArray(err)
+		}
 		shapes[i] = a.X.shape
 		if len(a.Ind) != a.X.NDim() {
 			return errorf(name, shapes, "%s: index %q for an array of %d axes", fn, a.Ind, a.X.NDim())
