@@ -39,16 +39,16 @@ func canonValues(b *nd.Array, cd nd.DType) (any, error) {
 	}
 	switch cd {
 	case nd.Int64:
-		v, err := nd.Values[int64](c)
+		v, err := vals[int64](c)
 		return slices.Clone(v), err
 	case nd.Uint64:
-		v, err := nd.Values[uint64](c)
+		v, err := vals[uint64](c)
 		return slices.Clone(v), err
 	case nd.Float64:
-		v, err := nd.Values[float64](c)
+		v, err := vals[float64](c)
 		return slices.Clone(v), err
 	case nd.Complex128:
-		v, err := nd.Values[complex128](c)
+		v, err := vals[complex128](c)
 		return slices.Clone(v), err
 	}
 	return nil, fmt.Errorf("canonical dtype %s", cd)
@@ -158,9 +158,10 @@ func sortLanes[T any](v []T, n int, o order[T], idx []int64) {
 }
 
 // uniqueOf groups v (with the global positions pos of its elements) into
-// unique values in sorted order, each with its count and the least
-// position; cnt and pos of the input may already be counts and
-// positions of earlier partials (then they are summed and minimised).
+// unique values in sorted order, each with its count and the position
+// of its first element in (value, position) order; cnt and pos of the
+// input may already be counts and positions of earlier partials (then
+// the counts are summed).
 func uniqueOf[T any](v []T, cnt, pos []int64, o order[T]) (uv []T, uc, up []int64) {
 	perm := make([]int, len(v))
 	for i := range perm {
@@ -178,8 +179,10 @@ func uniqueOf[T any](v []T, cnt, pos []int64, o order[T]) (uv []T, uc, up []int6
 	})
 	for _, p := range perm {
 		if k := len(uv) - 1; k >= 0 && o.same(uv[k], v[p]) {
+			// The group's first element in (value, position) order
+			// gives the position: the least for equal values, and for
+			// the NaNs the first in numpy's sorted order.
 			uc[k] += cnt[p]
-			up[k] = min(up[k], pos[p])
 			continue
 		}
 		uv = append(uv, v[p])
@@ -299,4 +302,17 @@ func edgeIndex(e []float64, x float64) int {
 		return n - 1
 	}
 	return sort.Search(len(e), func(k int) bool { return e[k] > x }) - 1
+}
+
+// vals is nd.Values, except that an empty array gives an empty slice: an
+// empty view may keep an offset beyond its (empty) data, which
+// nd.Values slices out of range.
+func vals[T nd.Elem](a *nd.Array) ([]T, error) {
+	if a != nil && a.Size() == 0 {
+		if _, ok := a.Data().([]T); !ok {
+			return nd.Values[T](a) // nd's error for the wrong type
+		}
+		return []T{}, nil
+	}
+	return nd.Values[T](a)
 }

@@ -173,7 +173,7 @@ func truthy(b *nd.Array) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nd.Values[bool](t)
+	return vals[bool](t)
 }
 
 func (p sortuP) flatNonzero(b *nd.Array, args []any) (any, error) {
@@ -195,7 +195,7 @@ func (p sortuP) flatNonzero(b *nd.Array, args []any) (any, error) {
 }
 
 func (p sortuP) unravel(b *nd.Array) (any, error) {
-	v, err := nd.Values[int64](b)
+	v, err := vals[int64](b)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func (p sortuP) maskSel(b *nd.Array, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := nd.Values[bool](mb)
+	m, err := vals[bool](mb)
 	if err != nil {
 		return nil, err
 	}
@@ -392,8 +392,8 @@ func (p sortuP) uniqueAgg(list []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc, _ := nd.Values[int64](c)
-	cq, _ := nd.Values[int64](q)
+	cc, _ := vals[int64](c)
+	cq, _ := vals[int64](q)
 	return uniqueParts(cv, slices.Clone(cc), slices.Clone(cq), p.D)
 }
 
@@ -536,7 +536,7 @@ func (p sortuP) bincount(b *nd.Array, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := nd.Values[int64](x)
+	v, err := vals[int64](x)
 	if err != nil {
 		return nil, err
 	}
@@ -562,7 +562,7 @@ func (p sortuP) bincount(b *nd.Array, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := nd.Values[float64](wf)
+	w, err := vals[float64](wf)
 	if err != nil {
 		return nil, err
 	}
@@ -626,7 +626,7 @@ func (p sortuP) hist(args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cols[i], err = nd.Values[float64](f); err != nil {
+		if cols[i], err = vals[float64](f); err != nil {
 			return nil, err
 		}
 	}
@@ -640,7 +640,7 @@ func (p sortuP) hist(args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if w, err = nd.Values[float64](wf); err != nil {
+		if w, err = vals[float64](wf); err != nil {
 			return nil, err
 		}
 	}
@@ -706,7 +706,7 @@ func (p sortuP) density(b *nd.Array) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := nd.Values[float64](c)
+	v, err := vals[float64](c)
 	if err != nil {
 		return nil, err
 	}
