@@ -111,6 +111,9 @@ func elemwise(opName string, kind, opc uint8, castTo nd.DType, vs ...any) *Array
 		shapes = append(shapes, o.shape())
 	}
 	shape, unk, err := broadcastUnknown(opName, ops) // unknown.go
+	if unk && err != nil {
+		return errArray(err)
+	}
 	if !unk {
 		shape, err = nd.BroadcastShapes(opName, shapes...)
 	}

@@ -272,7 +272,10 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 		return nil, nil, err
 	}
 	// Unknown lengths (unknown.go) are the input blocks'.
-	shape = resolveUnknown(shape, ev.ins)
+	if shape, err = resolveUnknown(opName, shape, ev.ins); err != nil {
+		ev.release()
+		return nil, nil, err
+	}
 	ev.shape = shape
 	return ev, shape, nil
 }

@@ -219,7 +219,7 @@ var paritySortuExprs = map[string]confExpr{
 		}
 		return whole(k, 0).Sort(0)
 	},
-	"mask_bad_shape":   func(in []*Array) *Array { return in[0].Index(Mask(in[1])) },
+	"mask_bad_shape": func(in []*Array) *Array { return in[0].Index(Mask(in[1])) },
 }
 
 func init() {

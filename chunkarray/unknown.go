@@ -155,11 +155,14 @@ func (l *aliasLayer) block(_ *Array, idx []int) graph.Node { return graph.Alias(
 
 // resolveUnknown returns shape with its Unknown entries replaced by the
 // lengths of the blocks bs (aligned to the right, broadcasting): along
-// such an axis, the length of a block whose length there is not 1, or 1.
-// shape itself is returned when it has no Unknown entry.
-func resolveUnknown(shape []int, bs []*nd.Array) []int {
+// such an axis, the length of the blocks whose length there is not 1
+// (they must agree), or 1. shape itself is returned when it has no
+// Unknown entry. Two arrays with Unknown chunks look alike when they are
+// built (their chunks are all Unknown) and may turn out to differ: that
+// is an error here, when they run, as in Dask.
+func resolveUnknown(opName string, shape []int, bs []*nd.Array) ([]int, error) {
 	if !slices.Contains(shape, Unknown) {
-		return shape
+		return shape, nil
 	}
 	out := slices.Clone(shape)
 	n := len(out)
@@ -170,13 +173,16 @@ func resolveUnknown(shape []int, bs []*nd.Array) []int {
 		out[ax] = 1
 		for _, b := range bs {
 			j := ax - (n - b.NDim())
-			if j >= 0 && b.Shape()[j] != 1 {
-				out[ax] = b.Shape()[j]
-				break
+			if j < 0 || b.Shape()[j] == 1 {
+				continue
 			}
+			if out[ax] != 1 && out[ax] != b.Shape()[j] {
+				return nil, fmt.Errorf("%s: blocks of unknown lengths %d and %d along axis %d could not be broadcast (their arrays' chunk sizes were unknown, and differ)", opName, out[ax], b.Shape()[j], ax)
+			}
+			out[ax] = b.Shape()[j]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // broadcastUnknown is the broadcast of operand shapes of which some have

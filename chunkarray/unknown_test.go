@@ -1,0 +1,236 @@
+package chunkarray
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/sched"
+)
+
+// unknownFixture is x (7×9 float64, 0..62, chunked 3) masked by x%3 == 0
+// into a 1-d Array of Unknown length (21 elements, in 9 chunks), and
+// rows, x's rows whose first element is even: (Unknown, 9).
+func unknownFixture(t *testing.T) (x, flat, rows *Array, want []float64) {
+	t.Helper()
+	v := make([]float64, 63)
+	for i := range v {
+		v[i] = float64(i)
+		if i%3 == 0 {
+			want = append(want, v[i])
+		}
+	}
+	n, err := nd.FromSlice(v, 7, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x = FromNDArray(n, 3)
+	flat = x.Index(Mask(x.Mod(3).Equal(0)))
+	rows = x.Index(Mask(x.Index(All(), At(0)).Mod(2).Equal(0)))
+	return x, flat, rows, want
+}
+
+func TestUnknownShapeAndChunks(t *testing.T) {
+	x, flat, rows, _ := unknownFixture(t)
+	if got := flat.Shape(); !slices.Equal(got, []int{Unknown}) {
+		t.Errorf("Shape() = %v, want [%d]", got, Unknown)
+	}
+	if flat.Known() || rows.Known() {
+		t.Error("Known() = true for a masked array")
+	}
+	if flat.Size() != Unknown || flat.Nbytes() != Unknown {
+		t.Errorf("Size, Nbytes = %d, %d, want Unknown", flat.Size(), flat.Nbytes())
+	}
+	if got := rows.Chunks(); !slices.Equal(got[1], []int{3, 3, 3}) || !slices.Equal(got[0], []int{Unknown, Unknown, Unknown}) {
+		t.Errorf("rows' chunks = %v", got)
+	}
+	if n := flat.NumTasks(); n != x.Reshape(-1).NumTasks() {
+		t.Errorf("NumTasks = %d, want 7 (one per block of x.Reshape(-1): whole rows)", n)
+	}
+}
+
+// TestUnknownComputeChunkSizes checks the learned chunks against the
+// mask counted here, and that the result behaves as a known array.
+func TestUnknownComputeChunkSizes(t *testing.T) {
+	ctx := context.Background()
+	_, flat, rows, want := unknownFixture(t)
+	for _, run := range []Option{WithOptimize(true), WithOptimize(false)} {
+		k, err := flat.ComputeChunkSizes(ctx, run, WithScheduler(sched.Threaded{Workers: 2}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !k.Known() || k.Shape()[0] != len(want) || sum(k.Chunks()[0]) != len(want) {
+			t.Fatalf("chunks %v, shape %v: want known, %d in all", k.Chunks(), k.Shape(), len(want))
+		}
+		r, err := k.Reshape(3, 7).T().Compute(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := nd.Values[float64](r.Contiguous())
+		for i := range 7 {
+			for j := range 3 {
+				if got[i*3+j] != want[j*7+i] {
+					t.Fatalf("Reshape(3, 7).T()[%d, %d] = %v, want %v", i, j, got[i*3+j], want[j*7+i])
+				}
+			}
+		}
+	}
+	k, err := rows.ComputeChunkSizes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rows 0, 2, 4, 6 start with 0, 18, 36, 54: chunks of 3 rows hold
+	// 2 (rows 0, 2), 1 (row 4) and 1 (row 6).
+	if got := k.Chunks(); !slices.Equal(got[0], []int{2, 1, 1}) || !slices.Equal(k.Shape(), []int{4, 9}) {
+		t.Errorf("chunks %v, shape %v: want [[2 1 1] [3 3 3]], [4 9]", got, k.Shape())
+	}
+	if same, err := k.ComputeChunkSizes(ctx); err != nil || same != k {
+		t.Errorf("ComputeChunkSizes of a known array: %v, %v; want it back as is", same, err)
+	}
+}
+
+// TestUnknownNeedKnownErrors: every operation that needs chunk sizes
+// refuses an array without them with an *Error wrapping
+// ErrUnknownChunks that names the operation and ComputeChunkSizes.
+func TestUnknownNeedKnownErrors(t *testing.T) {
+	ctx := context.Background()
+	x, flat, rows, _ := unknownFixture(t)
+	x2 := x.Rechunk(map[int]any{0: 2})
+	rows4 := x2.Index(Mask(x2.Index(All(), At(0)).Greater(20))) // 4 unknown chunks, rows' 3
+	dir := t.TempDir()
+	dst, _ := nd.Zeros(nd.Float64, 3)
+	builds := []struct {
+		name, op string
+		build    func() error
+	}{
+		{"Reshape", "reshape", func() error { return flat.Reshape(-1, 1).Err() }},
+		{"Rechunk", "rechunk", func() error { return flat.Rechunk(2).Err() }},
+		{"Index range", "getitem", func() error { return flat.Index(Range(0, 2)).Err() }},
+		{"Index at", "getitem", func() error { return rows.Index(At(0)).Err() }},
+		{"Take", "getitem", func() error { return flat.Take(0, []int{0}).Err() }},
+		{"TakeFlat", "take", func() error { return rows.TakeFlat([]int{0}).Err() }},
+		{"Compress", "compress", func() error { return flat.Compress([]bool{true}, 0).Err() }},
+		{"CompressFlat", "compress", func() error { return rows.CompressFlat([]bool{true}).Err() }},
+		{"Squeeze", "squeeze", func() error { return rows.Squeeze(0).Err() }},
+		{"Dot", "dot", func() error { return Dot(flat, flat).Err() }},
+		{"Matmul", "matmul", func() error { return Matmul(rows, x.T()).Err() }},
+		{"Tensordot", "tensordot", func() error { return Tensordot(rows, x, []int{1}, []int{1}).Err() }},
+		{"MapBlocks", "blockwise", func() error { return MapBlocks("conformance.add", BlockOpts{}, flat, flat).Err() }},
+		{"MapOverlap", "map_overlap", func() error { return MapOverlap("conformance.add", flat, []int{1}, BoundaryNone, BlockOpts{}).Err() }},
+		{"ArgMin along it", "argmin", func() error { return flat.ArgMin(0, false).Err() }},
+		{"ArgMax flat", "argmax", func() error { return rows.ArgMax(0, true).Err() }},
+		{"Mean dtype", "mean", func() error { return flat.Reduce(nd.Mean, nil, ReduceOpts{DType: nd.Int64}).Err() }},
+		{"Add other chunks", "add", func() error { return rows.Add(rows4).Err() }},
+		{"Add known", "add", func() error { return flat.Add(x.Index(At(0))).Err() }},
+		{"Concatenate other axis", "concatenate", func() error {
+			return Concatenate([]*Array{rows, rows4}, 1).Err()
+		}},
+		{"Flatnonzero", "flatnonzero", func() error { return Flatnonzero(rows).Err() }},
+		{"Unique index", "unique", func() error { return flat.Unique(UniqueOpts{Index: true}).Index.Err() }},
+		{"Unique 2-d", "unique", func() error { return rows.Unique(UniqueOpts{}).Values.Err() }},
+		{"Mask 2-d", "getitem", func() error { return rows.Index(Mask(rows.Greater(3))).Err() }},
+		{"ToNPY", "to_npy", func() error { return flat.ToNPY(ctx, filepath.Join(dir, "a.npy")) }},
+		{"ToZarr", "to_zarr", func() error { return flat.ToZarr(ctx, filepath.Join(dir, "a.zarr"), ZarrOptions{}) }},
+		{"Store", "store", func() error { return flat.Store(ctx, NDTarget(dst)) }},
+		{"ComputeBlockInto", "ComputeBlockInto", func() error { return flat.ComputeBlockInto(ctx, []int{0}, dst) }},
+	}
+	for _, c := range builds {
+		t.Run(c.name, func(t *testing.T) {
+			err, perr := protect(func() (error, error) { return c.build(), nil })
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			var e *Error
+			if !errors.Is(err, ErrUnknownChunks) || !errors.As(err, &e) {
+				t.Fatalf("got %v (%T), want an *Error wrapping ErrUnknownChunks", err, err)
+			}
+			if e.Op != c.op || !strings.Contains(err.Error(), "ComputeChunkSizes") {
+				t.Errorf("error %q: want op %q and the advice to call ComputeChunkSizes", err, c.op)
+			}
+		})
+	}
+}
+
+// TestUnknownMismatchAtRun: arrays whose Unknown chunks look alike when
+// built but differ when computed fail then, with an error (Dask's
+// behaviour), never with wrong values.
+func TestUnknownMismatchAtRun(t *testing.T) {
+	x, flat, rows, _ := unknownFixture(t)
+	other := x.Index(Mask(x.Greater(5)))
+	otherRows := x.Index(Mask(x.Index(All(), At(0)).Greater(20)))
+	for name, a := range map[string]*Array{
+		"Add":         flat.Add(other),
+		"Where":       Where(flat.Greater(3), flat, other),
+		"Concatenate": Concatenate([]*Array{rows.T(), otherRows.T()}, 0),
+	} {
+		for _, fuse := range []bool{true, false} {
+			_, err := protect(func() (*nd.Array, error) { return a.Compute(context.Background(), WithOptimize(fuse)) })
+			if err == nil || strings.Contains(err.Error(), "panic") {
+				t.Errorf("%s (fused %v): %v, want an error", name, fuse, err)
+			}
+		}
+	}
+}
+
+// TestUnknownOperations: what works on unknown sizes gives what the same
+// operations give on the known values (a second code path: numpy's
+// boolean indexing done here with nd.Values).
+func TestUnknownOperations(t *testing.T) {
+	ctx := context.Background()
+	_, flat, rows, want := unknownFixture(t)
+	sum, sq := 0.0, make([]float64, len(want))
+	for i, v := range want {
+		sum += v
+		sq[i] = v*v + 1
+	}
+	check := func(name string, a *Array, want []float64) {
+		t.Helper()
+		for _, opts := range [][]Option{nil, {WithOptimize(false)}, {WithScheduler(sched.Sync{})}} {
+			r, err := a.Compute(ctx, opts...)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, err := nd.Values[float64](r.Contiguous())
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("%s = %v (%v), want %v", name, got, err, want)
+			}
+		}
+	}
+	check("Mask", flat, want)
+	check("x*x + 1", flat.Mul(flat).Add(1), sq)
+	check("Sum", flat.Sum(), []float64{sum})
+	check("Max", flat.Max(), []float64{want[len(want)-1]})
+	check("Mean", flat.Mean(), []float64{sum / float64(len(want))})
+	check("Concatenate", Concatenate([]*Array{flat, flat.Neg()}, 0), append(slices.Clone(want), neg(want)...))
+	check("ExpandDims then broadcast", flat.ExpandDims(1).Add(Zeros([]int{1, 2}, nd.Float64, 1)).Index(All(), At(1)), want)
+	// rows: 0, 2, 4, 6 of x; column sums and the second column.
+	var colSum []float64
+	for j := range 9 {
+		colSum = append(colSum, float64(0+18+36+54+4*j))
+	}
+	check("rows Sum(0)", rows.Sum(0), colSum)
+	check("rows column", rows.Index(All(), At(1)), []float64{1, 19, 37, 55})
+	p, err := rows.Persist(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("rows persisted, T", p.T().Index(At(2)), []float64{2, 20, 38, 56})
+	// An empty unknown chunk: Min skips it, and all empty is numpy's error.
+	none := flat.Index(Mask(flat.Greater(1000)))
+	if _, err := none.Min().Compute(ctx); err == nil || !strings.Contains(err.Error(), "zero-size") {
+		t.Errorf("Min of nothing: %v, want numpy's zero-size error", err)
+	}
+	check("Sum of nothing", none.Sum(), []float64{0})
+}
+
+func neg(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = -x
+	}
+	return out
+}
