@@ -483,12 +483,12 @@ func (a *Array) Compress(cond any, axis int) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	if err := needKnown(name, a); err != nil { // unknown.go
-		return errArray(err)
-	}
 	ax, err := normAxis(name, a, axis)
 	if err != nil {
 		return errArray(err)
+	}
+	if a.shape[ax] == Unknown { // unknown.go
+		return errArray(unknownError(name, a.shape, ax))
 	}
 	idx, err := compressIndices(name, a.shape, cond, ax, a.shape[ax])
 	if err != nil {

@@ -291,7 +291,7 @@ func skipEmpty(a *Array, red []bool) [][]int {
 		}
 		keep[ax] = []int{}
 		for j, n := range c {
-			if n > 0 {
+			if n != 0 { // Unknown (unknown.go) may hold elements
 				keep[ax] = append(keep[ax], j)
 			}
 		}

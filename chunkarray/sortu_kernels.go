@@ -80,15 +80,46 @@ func fromCanon(v any, d nd.DType, shape ...int) (*nd.Array, error) {
 // that sort last and that unique takes as one).
 type order[T any] struct {
 	less func(a, b T) bool
+	cmp  func(a, b T) int // three-way less: one call per comparison in the sorts
 	nan  func(a T) bool
 }
 
 var (
-	ordI64 = order[int64]{less: func(a, b int64) bool { return a < b }, nan: func(int64) bool { return false }}
-	ordU64 = order[uint64]{less: func(a, b uint64) bool { return a < b }, nan: func(uint64) bool { return false }}
-	ordF64 = order[float64]{less: lessF64, nan: func(a float64) bool { return a != a }}
-	ordC   = order[complex128]{less: lessC128, nan: func(a complex128) bool { return real(a) != real(a) || imag(a) != imag(a) }}
+	ordI64 = order[int64]{less: func(a, b int64) bool { return a < b }, cmp: cmpInt[int64], nan: func(int64) bool { return false }}
+	ordU64 = order[uint64]{less: func(a, b uint64) bool { return a < b }, cmp: cmpInt[uint64], nan: func(uint64) bool { return false }}
+	ordF64 = order[float64]{less: lessF64, cmp: cmpF64, nan: func(a float64) bool { return a != a }}
+	ordC   = order[complex128]{less: lessC128, cmp: cmpOf2(lessC128), nan: func(a complex128) bool { return real(a) != real(a) || imag(a) != imag(a) }}
 )
+
+// cmpF64 is lessF64 three-way.
+func cmpF64(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	case a != a && b != b:
+		return 0
+	case a != a:
+		return 1
+	}
+	return -1
+}
+
+// cmpOf2 makes a three-way comparison of less.
+func cmpOf2[T any](less func(a, b T) bool) func(a, b T) int {
+	return func(a, b T) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	}
+}
 
 // lessF64 is numpy's float order: NaN after everything.
 func lessF64(a, b float64) bool { return a < b || (b != b && a == a) }
@@ -119,7 +150,7 @@ func argsortStable[T any](v []T, o order[T], perm []int) {
 	for i := range perm {
 		perm[i] = i
 	}
-	sort.SliceStable(perm, func(i, j int) bool { return o.less(v[perm[i]], v[perm[j]]) })
+	slices.SortStableFunc(perm, func(i, j int) int { return o.cmp(v[i], v[j]) })
 }
 
 // sortLanes sorts (or argsorts) every lane of length n of v in place:
@@ -137,15 +168,7 @@ func sortLanes[T any](v []T, n int, o order[T], idx []int64) {
 	for s := 0; s+n <= len(v); s += n {
 		lane := v[s : s+n]
 		if idx == nil {
-			slices.SortStableFunc(lane, func(a, b T) int {
-				switch {
-				case o.less(a, b):
-					return -1
-				case o.less(b, a):
-					return 1
-				}
-				return 0
-			})
+			sortValues(lane, o)
 			continue
 		}
 		argsortStable(lane, o, perm)
@@ -154,6 +177,29 @@ func sortLanes[T any](v []T, n int, o order[T], idx []int64) {
 			lane[k] = tmp[p]
 			idx[s+k] = int64(p)
 		}
+	}
+}
+
+// sortValues sorts v in o's order: equal values are alike, so any
+// sort does; the integers and the NaN-free part of floats with the
+// standard library's pdqsort on <.
+func sortValues[T any](v []T, o order[T]) {
+	switch x := any(v).(type) {
+	case []int64:
+		slices.Sort(x)
+	case []uint64:
+		slices.Sort(x)
+	case []float64:
+		k := 0 // NaNs to the end, then sort the rest
+		for i, f := range x {
+			if f == f {
+				x[k], x[i] = x[i], x[k]
+				k++
+			}
+		}
+		slices.Sort(x[:k])
+	default:
+		slices.SortFunc(v, o.cmp)
 	}
 }
 
@@ -167,15 +213,13 @@ func uniqueOf[T any](v []T, cnt, pos []int64, o order[T]) (uv []T, uc, up []int6
 	for i := range perm {
 		perm[i] = i
 	}
-	sort.SliceStable(perm, func(i, j int) bool {
-		a, b := v[perm[i]], v[perm[j]]
-		if o.less(a, b) {
-			return true
+	// Positions are distinct: an unstable sort on (value, position) is
+	// deterministic.
+	slices.SortFunc(perm, func(i, j int) int {
+		if c := o.cmp(v[i], v[j]); c != 0 {
+			return c
 		}
-		if o.less(b, a) {
-			return false
-		}
-		return pos[perm[i]] < pos[perm[j]]
+		return cmpInt(pos[i], pos[j])
 	})
 	for _, p := range perm {
 		if k := len(uv) - 1; k >= 0 && o.same(uv[k], v[p]) {
