@@ -112,6 +112,30 @@
 // sched/distributed places them on GPU workers; without CUDA in the build
 // the reduction's Err wraps cudaops.ErrNoCUDA (device.go).
 //
+// # Unknown chunk sizes
+//
+// Some results have a length that only the data decides: x.Index(Mask(m))
+// for a lazy bool m, Nonzero, Argwhere, Flatnonzero, Unique, Bincount.
+// Their chunks along that axis are Unknown (-1), as Dask's NaN chunks,
+// and so is the axis's entry in Shape() (and Size() and Nbytes()); the
+// number of blocks is known. Elementwise operations between arrays with
+// the same unknown chunks (or broadcast against length 1), reductions,
+// Transpose, ExpandDims, Index with All on the unknown axes, Concatenate
+// along one, Persist and Compute work; what needs the sizes (Reshape,
+// Rechunk, positional indexing, the contractions, MapBlocks, Store, …)
+// returns an *Error wrapping ErrUnknownChunks that says to call
+// ComputeChunkSizes, which computes the blocks' shapes and returns the
+// array with known chunks. Arrays whose unknown chunks look alike but
+// differ when computed fail then, not before (unknown.go).
+//
+// # Sorting and counting
+//
+// Sort and ArgSort sort each block along an axis that must be one chunk;
+// Unique, Bincount and the histograms reduce per-block partials in one
+// task; Digitize, SearchSorted and IsIn are blockwise against a small
+// sorted operand. Values compare in numpy's order, NaN last (sortu.go,
+// sortu_kernels.go).
+//
 // # Pictures
 //
 // Visualize draws an Array's graph as dask.visualize(arr) does: its

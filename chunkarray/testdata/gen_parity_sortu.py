@@ -210,6 +210,15 @@ case("mask_none_sum", ["f64b"], lambda x: np.sum(x[x > 100]))
 case("mask_reshape", ["f64b", "bool79"], lambda x, m: x[m].reshape(-1, 1))  # Go: ComputeChunkSizes first
 case("mask_unique_sort", ["i64", "bool79"], lambda x, m: np.sort(x[m], kind="stable"))
 case("mask_bad_shape", ["f64", "m34"], lambda x, m: x[m])  # IndexError
+# the counting functions on a masked (unknown-length) input
+case("unique_mask_counts", ["i64", "bool79"], lambda x, m: np.unique(x[m], return_counts=True)[1])
+case("hist_mask", ["f64", "bool79"], lambda x, m: np.histogram(x[m], bins=4, range=(-3, 3))[0])
+case("hist_mask_weights", ["f64", "f64b", "bool79"], lambda x, w, m: np.histogram(x[m], bins=E1, weights=w[m])[0])
+case("bincount_mask", ["nn20"], lambda x: np.bincount(x[x > 3]))
+case("bincount_mask_weights", ["nn20", "w20"], lambda x, w: np.bincount(x[x > 3], weights=w[x > 3]))
+case("digitize_mask", ["f64", "bool79"], lambda x, m: np.digitize(x[m], [-1, 0, 0.5, 2]))
+case("searchsorted_mask", ["sorted9", "f64", "bool79"], lambda a, v, m: np.searchsorted(a, v[m]))
+case("isin_mask", ["i64", "bool79", "testi"], lambda x, m, s: np.isin(x[m], s))
 
 # ------------------------------------------------------------------- write
 names = [c[0] for c in cases]
