@@ -82,7 +82,9 @@ func (a *Array) Name() string {
 	return a.name
 }
 
-// Shape returns the shape (nil for a nil Array). Do not modify it.
+// Shape returns the shape (nil for a nil Array); an axis whose length is
+// not known until computed is Unknown (-1; see ComputeChunkSizes). Do not
+// modify it.
 func (a *Array) Shape() []int {
 	if a == nil {
 		return nil
@@ -90,7 +92,8 @@ func (a *Array) Shape() []int {
 	return a.shape
 }
 
-// Chunks returns the chunk lengths along each axis. Do not modify them.
+// Chunks returns the chunk lengths along each axis, Unknown (-1) for one
+// not known until computed (Dask's NaN). Do not modify them.
 func (a *Array) Chunks() [][]int {
 	if a == nil {
 		return nil
@@ -109,7 +112,8 @@ func (a *Array) DType() nd.DType {
 // NDim returns the number of axes.
 func (a *Array) NDim() int { return len(a.Shape()) }
 
-// Size returns the number of elements.
+// Size returns the number of elements, Unknown (-1) when an axis's
+// length is.
 func (a *Array) Size() int {
 	if a == nil {
 		return 0

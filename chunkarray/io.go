@@ -640,7 +640,7 @@ func (a *Array) ToNPY(ctx context.Context, path string, opts ...Option) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	if err := needKnown("to_npy", a); err != nil { // unknown.go
+	if err := needKnown("to npy", a); err != nil { // unknown.go
 		return err
 	}
 	hdr := npy.EncodeHeader(npy.Header{DType: a.dtype, Shape: a.shape})
@@ -698,7 +698,7 @@ func (a *Array) ToZarr(ctx context.Context, path string, zo ZarrOptions, opts ..
 	if err := a.Err(); err != nil {
 		return err
 	}
-	if err := needKnown("to_zarr", a); err != nil { // unknown.go
+	if err := needKnown("to zarr", a); err != nil { // unknown.go
 		return err
 	}
 	cs := slices.Clone(zo.Chunks)

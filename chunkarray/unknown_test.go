@@ -133,8 +133,8 @@ func TestUnknownNeedKnownErrors(t *testing.T) {
 		{"Unique index", "unique", func() error { return flat.Unique(UniqueOpts{Index: true}).Index.Err() }},
 		{"Unique 2-d", "unique", func() error { return rows.Unique(UniqueOpts{}).Values.Err() }},
 		{"Mask 2-d", "getitem", func() error { return rows.Index(Mask(rows.Greater(3))).Err() }},
-		{"ToNPY", "to_npy", func() error { return flat.ToNPY(ctx, filepath.Join(dir, "a.npy")) }},
-		{"ToZarr", "to_zarr", func() error { return flat.ToZarr(ctx, filepath.Join(dir, "a.zarr"), ZarrOptions{}) }},
+		{"ToNPY", "to npy", func() error { return flat.ToNPY(ctx, filepath.Join(dir, "a.npy")) }},
+		{"ToZarr", "to zarr", func() error { return flat.ToZarr(ctx, filepath.Join(dir, "a.zarr"), ZarrOptions{}) }},
 		{"Store", "store", func() error { return flat.Store(ctx, NDTarget(dst)) }},
 		{"ComputeBlockInto", "ComputeBlockInto", func() error { return flat.ComputeBlockInto(ctx, []int{0}, dst) }},
 	}
