@@ -111,13 +111,30 @@ var paritySortuExprs = map[string]confExpr{
 	"hist_density_f32": h1(false, func([]*Array) HistOpts {
 		return HistOpts{Bins: 4, Range: []float64{-4, 4}, Density: true}
 	}),
-	"hist_lo_eq_hi":       h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{1, 1}} }),
-	"hist_lo_eq_hi_edges": h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{1, 1}} }),
-	"hist_empty":          h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{0, 1}} }),
-	"hist_bad_range":      h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{2, 1}} }),
-	"hist_inf_range":      h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{0, math.Inf(1)}} }),
-	"hist_zero_bins":      h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 0, Range: []float64{0, 1}} }),
-	"hist_nonmono":        h1(false, func([]*Array) HistOpts { return HistOpts{Edges: []float64{0, 2, 1}} }),
+	"hist_lo_eq_hi":         h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{1, 1}} }),
+	"hist_lo_eq_hi_edges":   h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{1, 1}} }),
+	"hist_empty":            h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{0, 1}} }),
+	"hist_auto":             h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 6} }),
+	"hist_auto_edges":       h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 6} }),
+	"hist_auto_f32":         h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 5} }),
+	"hist_auto_f32_edges":   h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 5} }),
+	"hist_auto_i64":         h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 7} }),
+	"hist_auto_i64_edges":   h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 7} }),
+	"hist_auto_const":       h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 4} }),
+	"hist_auto_const_edges": h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 4} }),
+	"hist_auto_empty_edges": h1(true, func([]*Array) HistOpts { return HistOpts{Bins: 2} }),
+	"hist_auto_density": h1(false, func(in []*Array) HistOpts {
+		return HistOpts{Bins: 3, Weights: in[0].Abs(), Density: true}
+	}),
+	"hist_auto_mask": func(in []*Array) *Array {
+		h, _ := Histogram(in[0].Index(Mask(in[1])), HistOpts{Bins: 5})
+		return h
+	},
+	"hist_auto_nan":  h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3} }),
+	"hist_bad_range": h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{2, 1}} }),
+	"hist_inf_range": h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 3, Range: []float64{0, math.Inf(1)}} }),
+	"hist_zero_bins": h1(false, func([]*Array) HistOpts { return HistOpts{Bins: 0, Range: []float64{0, 1}} }),
+	"hist_nonmono":   h1(false, func([]*Array) HistOpts { return HistOpts{Edges: []float64{0, 2, 1}} }),
 	"hist_weights_shape": h1(false, func(in []*Array) HistOpts {
 		return HistOpts{Bins: 2, Range: []float64{0, 1}, Weights: in[1]}
 	}),

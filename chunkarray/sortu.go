@@ -20,7 +20,7 @@ import (
 // newSortu builds an Array whose blocks are sortu tasks of p.
 func newSortu(prefix string, shape []int, chunks [][]int, d nd.DType, p sortuP, ins []*Array, args func(*Array, []int) []graph.Arg, toks ...any) *Array {
 	l := &sortuLayer{ins: ins, op: newOp(opSortu, p), args: args}
-	parts := []any{p.Kind, p.Axis, p.Arg, p.Part, p.N, p.Shape, int(p.D), p.Bins, p.Uniform, p.F32, p.Edges, p.Weights, p.DD}
+	parts := []any{p.Kind, p.Axis, p.Arg, p.Part, p.N, p.Shape, int(p.D), p.Bins, p.Uniform, p.F32, p.Edges, p.Weights, p.DD, p.Auto}
 	for _, in := range ins {
 		parts = append(parts, in.name)
 	}
@@ -205,10 +205,11 @@ func Bincount(x, weights *Array, minlength int) *Array {
 		func(*Array, []int) []graph.Arg { return []graph.Arg{allBlocks(chunk)} }, minlength)
 }
 
-// HistOpts are numpy.histogram's bins, range, weights and density.
-// Either Bins (the number of equal bins) with Range, or Edges (the bin
-// edges, increasing) is given: Dask, which cannot look at the data to
-// find its range, asks for a range with a bin count, and so does this.
+// HistOpts are numpy.histogram's bins, range, weights and density:
+// either Bins (the number of equal bins) with or without Range, or Edges
+// (the bin edges, increasing). Without Range the range is the data's
+// least and greatest values, found by a reduction before the counting
+// (Dask asks for a range instead).
 type HistOpts struct {
 	Bins    int
 	Range   []float64 // [lo, hi] for Bins
@@ -223,7 +224,11 @@ type HistOpts struct {
 // NaN, are not counted. Equal bins follow numpy's arithmetic (in float32
 // for a float32 input, whose edges are then float32). The counts are
 // int64, or of the weights' dtype; with Density, count / bin width /
-// total. Each block is counted, then the counts summed.
+// total. Each block is counted, then the counts summed. Without a Range
+// the edges are computed from the data's least and greatest values
+// (numpy's rule: [0, 1] for no data, an error for NaN or infinity), one
+// reduction before the counting. Dask requires the range; numpy does
+// not.
 func Histogram(a *Array, o HistOpts) (hist, edges *Array) {
 	const name = "histogram"
 	fail := func(e *Array) (*Array, *Array) { return e, e }
@@ -238,12 +243,6 @@ func Histogram(a *Array, o HistOpts) (hist, edges *Array) {
 		return fail(errArray(err))
 	}
 	f32 := spec.uniform && a.dtype == nd.Float32
-	var e []float64
-	if spec.uniform {
-		e = linspaceEdges(spec.lo, spec.hi, spec.n, f32)
-	} else {
-		e = spec.edges
-	}
 	ed := nd.Float64
 	if f32 {
 		ed = nd.Float32
@@ -256,17 +255,40 @@ func Histogram(a *Array, o HistOpts) (hist, edges *Array) {
 	if w != nil {
 		ntype = w.dtype
 	}
-	p := sortuP{Kind: kHist, Bins: []int{spec.n}, Uniform: spec.uniform, F32: f32, Edges: [][]uint64{bitsOf(e)}, Weights: w != nil}
-	ea, _ := nd.FromSlice(slices.Clone(e), len(e))
-	ea, _ = ea.AsType(ed)
-	edges = FromNDArray(ea, -1)
-	hist = histGraph(name, cols, w, p, ntype)
+	p := sortuP{Kind: kHist, Bins: []int{spec.n}, Uniform: spec.uniform, F32: f32, Weights: w != nil, Auto: spec.auto}
+	var extra []*Array // the edges, when found in the data
+	switch {
+	case spec.auto:
+		x := cols[0]
+		mm := newSortu(name+"-minmax", x.shape, x.chunks, nd.Float64, sortuP{Kind: kMinMax}, []*Array{x}, sameBlock([]*Array{x}))
+		edges = newSortu(name+"-range", []int{spec.n + 1}, [][]int{{spec.n + 1}}, ed, sortuP{Kind: kRange, Bins: p.Bins, F32: f32, D: ed},
+			[]*Array{mm}, func(*Array, []int) []graph.Arg { return []graph.Arg{allBlocks(mm)} })
+		extra = []*Array{edges}
+	default:
+		e := spec.edges
+		if spec.uniform {
+			e = linspaceEdges(spec.lo, spec.hi, spec.n, f32)
+		}
+		p.Edges = [][]uint64{bitsOf(e)}
+		ea, _ := nd.FromSlice(slices.Clone(e), len(e))
+		ea, _ = ea.AsType(ed)
+		edges = FromNDArray(ea, -1)
+	}
+	hist = histGraph(name, cols, w, p, ntype, extra...)
 	if o.Density {
 		p.Kind, p.D = kDensity, nd.Float64
 		if dt, err := nd.BinaryResultType(nd.Div, ntype, ed); err == nil {
 			p.D = dt
 		}
-		hist = newSortu(name+"-density", hist.shape, hist.chunks, p.D, p, []*Array{hist}, sameBlock([]*Array{hist}))
+		counts := hist
+		ins := append([]*Array{counts}, extra...)
+		hist = newSortu(name+"-density", counts.shape, counts.chunks, p.D, p, ins, func(_ *Array, idx []int) []graph.Arg {
+			args := []graph.Arg{graph.Ref(counts.Key(idx...))}
+			for _, e := range extra {
+				args = append(args, graph.Ref(e.Key(0)))
+			}
+			return args
+		})
 	}
 	return hist, edges
 }
@@ -283,7 +305,9 @@ func Histogram2D(x, y *Array, o HistDDOpts) (hist, xedges, yedges *Array) {
 
 // HistDDOpts are numpy.histogramdd's bins, range, weights and density:
 // per dimension either a bin count (Bins[d] > 0) with its range
-// (Ranges[d], [lo, hi]) or explicit increasing edges (Edges[d]).
+// (Ranges[d], [lo, hi]) or explicit increasing edges (Edges[d]). Unlike
+// Histogram's, the range is not found in the data: Dask's rule (numpy
+// would find it).
 type HistDDOpts struct {
 	Bins    []int
 	Ranges  [][]float64
@@ -410,7 +434,7 @@ func histInputs(name string, cols []*Array, weights *Array) ([]*Array, *Array, e
 
 // histGraph counts each block of the columns into the flat grid of p's
 // bins, then sums the blocks' counts into one block of dtype d.
-func histGraph(name string, cols []*Array, w *Array, p sortuP, d nd.DType) *Array {
+func histGraph(name string, cols []*Array, w *Array, p sortuP, d nd.DType, extra ...*Array) *Array {
 	total := 1
 	for _, n := range p.Bins {
 		total *= n
@@ -419,6 +443,7 @@ func histGraph(name string, cols []*Array, w *Array, p sortuP, d nd.DType) *Arra
 	if w != nil {
 		ins = append(ins, w)
 	}
+	ins = append(ins, extra...)
 	cd := nd.Int64
 	if w != nil {
 		cd = nd.Float64
@@ -433,6 +458,9 @@ func histGraph(name string, cols []*Array, w *Array, p sortuP, d nd.DType) *Arra
 		if w != nil {
 			args = append(args, graph.Ref(w.Key(idx...)))
 		}
+		for _, e := range extra {
+			args = append(args, graph.Ref(e.Key(0)))
+		}
 		return args
 	})
 	sum := newSortu(name+"-sum", []int{total}, [][]int{{total}}, cd, sortuP{Kind: kSumPad, N: total, D: cd}, []*Array{chunk},
@@ -444,6 +472,7 @@ func histGraph(name string, cols []*Array, w *Array, p sortuP, d nd.DType) *Arra
 // edges.
 type binSpecT struct {
 	uniform bool
+	auto    bool // the range is found in the data
 	n       int
 	lo, hi  float64
 	edges   []float64
@@ -476,8 +505,11 @@ func binSpec(name string, dim, n int, rng, edges []float64, dd bool) (binSpecT, 
 		}
 		return bad("`bins` must be positive, when an integer")
 	}
+	if rng == nil && !dd {
+		return binSpecT{uniform: true, auto: true, n: n}, nil
+	}
 	if rng == nil {
-		return bad("a bin count needs a range (Dask's rule: the range is not looked up in the data); give Range or explicit Edges")
+		return bad("`bins[%d]`: a bin count needs its range (Dask's rule); give Ranges or explicit Edges", dim)
 	}
 	if len(rng) != 2 {
 		return bad("range must be [lo, hi], got %v", rng)

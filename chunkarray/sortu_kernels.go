@@ -272,12 +272,21 @@ type binsUniform struct {
 	n      int
 	lo, hi float64
 	f32    bool
+	norm   float64   // n / (hi - lo), as numpy computes it
 	edges  []float64 // linspace(lo, hi, n+1) in the bin dtype
 }
 
-func newBinsUniform(n int, lo, hi float64, f32 bool) binsUniform {
-	b := binsUniform{n: n, lo: lo, hi: hi, f32: f32}
-	b.edges = linspaceEdges(lo, hi, n, f32)
+// uniformBins are the equal bins of the edges e (linspaceEdges'). numpy
+// scales by n / (hi - lo) in float64 when the range is given (Python
+// floats), and, when it found the range in float32 data, in float32
+// (the range is then two float32 scalars): auto says which.
+func uniformBins(e []float64, f32, auto bool) binsUniform {
+	n := len(e) - 1
+	b := binsUniform{n: n, lo: e[0], hi: e[n], f32: f32, edges: e}
+	b.norm = float64(n) / (b.hi - b.lo)
+	if f32 && auto {
+		b.norm = float64(float32(float64(n) / float64(float32(b.hi)-float32(b.lo))))
+	}
 	return b
 }
 
@@ -308,7 +317,7 @@ func linspaceEdges(lo, hi float64, n int, f32 bool) []float64 {
 // as numpy.histogram's equal-bin path computes it (the scaled offset
 // truncated, then corrected against the edges).
 func (b *binsUniform) index(x float64) int {
-	norm := float64(b.n) / (b.hi - b.lo)
+	norm := b.norm
 	var f float64
 	if b.f32 {
 		x32, lo32 := float32(x), float32(b.lo)

@@ -37,6 +37,8 @@ const (
 	kDigitize           // block, bins -> int64 bin indices
 	kSearch             // block, list of the sorted array's blocks -> int64 positions
 	kIsIn               // block, list of the test blocks -> bool
+	kMinMax             // block -> float64 [min, max, count] (NaN min for a NaN)
+	kRange              // list of kMinMax partials -> the equal bins' edges (histogram without a range)
 )
 
 // sortuP is a sortu task's parameters; each kind reads the fields it
@@ -58,12 +60,15 @@ type sortuP struct {
 	Edges   [][]uint64 `json:"edges,omitempty"`
 	Weights bool       `json:"weights,omitempty"`
 	DD      bool       `json:"dd,omitempty"` // histogramdd's rules (searchsorted bins, float64 result)
+	// Auto: the range was found in the data; the edges are the task's
+	// last argument (a kRange block), not Edges.
+	Auto bool `json:"auto,omitempty"`
 }
 
 func (p sortuP) Label() string {
 	return [...]string{"chunk-shape", "flatnonzero", "unravel-index", "getitem-mask", "sort", "unique-chunk",
 		"unique-agg", "getitem", "unique-inverse", "bincount", "bincount-sum", "histogram", "histogram-density",
-		"digitize", "searchsorted", "isin"}[p.Kind]
+		"digitize", "searchsorted", "isin", "histogram-minmax", "histogram-range"}[p.Kind]
 }
 
 // sortuLayer's block idx runs op on the arguments args(a, idx) gives.
@@ -129,6 +134,12 @@ func (p sortuP) run(_ context.Context, args []any) (any, error) {
 		return argArray(t[p.Part], opSortu)
 	case kHist:
 		return p.hist(args)
+	case kRange:
+		list, ok := args[0].([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: argument is %T", opSortu, args[0])
+		}
+		return p.autoRange(list)
 	}
 	b, err := argArray(args[0], opSortu)
 	if err != nil {
@@ -156,7 +167,9 @@ func (p sortuP) run(_ context.Context, args []any) (any, error) {
 	case kBincount:
 		return p.bincount(b, args)
 	case kDensity:
-		return p.density(b)
+		return p.density(b, args)
+	case kMinMax:
+		return minMax(b)
 	case kIsIn:
 		list, ok := args[1].([]any)
 		if !ok {
@@ -648,15 +661,14 @@ func (p sortuP) hist(args []any) (any, error) {
 	for _, n := range p.Bins {
 		total *= n
 	}
-	edges := make([][]float64, len(p.Bins))
+	edges, err := p.edgesOf(args)
+	if err != nil {
+		return nil, err
+	}
 	unis := make([]binsUniform, len(p.Bins))
 	for d := range p.Bins {
-		edges[d] = make([]float64, len(p.Edges[d]))
-		for i, u := range p.Edges[d] {
-			edges[d][i] = math.Float64frombits(u)
-		}
 		if p.Uniform && !p.DD {
-			unis[d] = binsUniform{n: p.Bins[d], lo: edges[d][0], hi: edges[d][len(edges[d])-1], f32: p.F32, edges: edges[d]}
+			unis[d] = uniformBins(edges[d], p.F32, p.Auto)
 		}
 	}
 	counts := make([]float64, total)
@@ -701,7 +713,7 @@ func (p sortuP) hist(args []any) (any, error) {
 
 // density divides counts (the grid of p.Bins, flat) by each bin's volume
 // and the total: numpy's density=True, in dtype p.D.
-func (p sortuP) density(b *nd.Array) (any, error) {
+func (p sortuP) density(b *nd.Array, args []any) (any, error) {
 	c, err := b.AsType(nd.Float64)
 	if err != nil {
 		return nil, err
@@ -715,11 +727,15 @@ func (p sortuP) density(b *nd.Array) (any, error) {
 		total += x
 	}
 	out := make([]float64, len(v))
-	widths := make([][]float64, len(p.Edges))
-	for d, e := range p.Edges {
+	edges, err := p.edgesOf(args)
+	if err != nil {
+		return nil, err
+	}
+	widths := make([][]float64, len(edges))
+	for d, e := range edges {
 		widths[d] = make([]float64, len(e)-1)
 		for i := range widths[d] {
-			hi, lo := math.Float64frombits(e[i+1]), math.Float64frombits(e[i])
+			hi, lo := e[i+1], e[i]
 			widths[d][i] = hi - lo
 			if p.F32 {
 				widths[d][i] = float64(float32(hi) - float32(lo))
@@ -802,4 +818,109 @@ func cmpOf[T any](o order[T]) func(a, b T) int {
 		}
 		return 0
 	}
+}
+
+// edgesOf returns the bin edges per dimension: p.Edges, or with p.Auto
+// the kRange block that is the task's last argument (one dimension).
+func (p sortuP) edgesOf(args []any) ([][]float64, error) {
+	if p.Auto {
+		b, err := argArray(args[len(args)-1], opSortu)
+		if err != nil {
+			return nil, err
+		}
+		f, err := b.AsType(nd.Float64)
+		if err != nil {
+			return nil, err
+		}
+		e, err := vals[float64](f)
+		if err != nil || len(p.Bins) != 1 || len(e) != p.Bins[0]+1 {
+			return nil, fmt.Errorf("%s: histogram: edges %v (%v) for %v bins", opSortu, b.Shape(), err, p.Bins)
+		}
+		return [][]float64{e}, nil
+	}
+	if len(p.Edges) != len(p.Bins) {
+		return nil, fmt.Errorf("%s: histogram: %d edge lists for %d dimensions", opSortu, len(p.Edges), len(p.Bins))
+	}
+	out := make([][]float64, len(p.Edges))
+	for d, bits := range p.Edges {
+		out[d] = make([]float64, len(bits))
+		for i, u := range bits {
+			out[d][i] = math.Float64frombits(u)
+		}
+	}
+	return out, nil
+}
+
+// minMax is the chunk stage of histogram's range: the block's least and
+// greatest values as float64 and its size; a NaN makes the least NaN
+// (numpy's min propagates it).
+func minMax(b *nd.Array) (any, error) {
+	f, err := b.AsType(nd.Float64)
+	if err != nil {
+		return nil, err
+	}
+	v, err := vals[float64](f)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		switch {
+		case x != x:
+			lo = x
+		case lo != lo:
+		default:
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return nd.FromSlice([]float64{lo, hi, float64(len(v))}, 3)
+}
+
+// autoRange merges minMax partials into numpy.histogram's equal bins
+// for a range found in the data: [0, 1] for no data, the range widened
+// by 0.5 each way when it is one value (in float32 for float32 data),
+// an *Error when it is not finite; the edges in dtype p.D.
+func (p sortuP) autoRange(list []any) (any, error) {
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0.0
+	for _, x := range list {
+		b, err := argArray(x, opSortu)
+		if err != nil {
+			return nil, err
+		}
+		v, err := vals[float64](b)
+		if err != nil || len(v) != 3 {
+			return nil, fmt.Errorf("%s: histogram range partial %v", opSortu, b.Shape())
+		}
+		if v[2] == 0 {
+			continue
+		}
+		n += v[2]
+		if v[0] != v[0] || lo != lo {
+			lo = math.NaN()
+			continue
+		}
+		lo, hi = min(lo, v[0]), max(hi, v[1])
+	}
+	if n == 0 {
+		lo, hi = 0, 1
+	}
+	if lo != lo {
+		hi = math.NaN()
+	}
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo != lo || hi != hi {
+		return nil, &Error{Op: "histogram", Reason: fmt.Sprintf("autodetected range of [%v, %v] is not finite", lo, hi)}
+	}
+	if lo == hi {
+		if p.F32 {
+			lo, hi = float64(float32(lo)-0.5), float64(float32(hi)+0.5)
+		} else {
+			lo, hi = lo-0.5, hi+0.5
+		}
+	}
+	e := linspaceEdges(lo, hi, p.Bins[0], p.F32)
+	a, err := nd.FromSlice(e, len(e))
+	if err != nil {
+		return nil, err
+	}
+	return a.AsType(p.D)
 }

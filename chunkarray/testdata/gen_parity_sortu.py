@@ -131,6 +131,20 @@ case("hist_density_f32", ["f32"], lambda x: np.histogram(x, bins=4, range=(-4, 4
 case("hist_lo_eq_hi", ["i64"], lambda x: np.histogram(x, bins=3, range=(1, 1))[0])
 case("hist_lo_eq_hi_edges", ["i64"], lambda x: np.histogram(x, bins=3, range=(1, 1))[1])
 case("hist_empty", ["e0"], lambda x: np.histogram(x, bins=3, range=(0, 1))[0])
+# no range: numpy finds it in the data (min, max)
+inp("const5", np.full(5, 2.5, dtype=np.float32))
+case("hist_auto", ["f64b"], lambda x: np.histogram(x, bins=6)[0])
+case("hist_auto_edges", ["f64b"], lambda x: np.histogram(x, bins=6)[1])
+case("hist_auto_f32", ["f32"], lambda x: np.histogram(x, bins=5)[0])
+case("hist_auto_f32_edges", ["f32"], lambda x: np.histogram(x, bins=5)[1])
+case("hist_auto_i64", ["i64"], lambda x: np.histogram(x, bins=7)[0])
+case("hist_auto_i64_edges", ["i64"], lambda x: np.histogram(x, bins=7)[1])
+case("hist_auto_const", ["const5"], lambda x: np.histogram(x, bins=4)[0])
+case("hist_auto_const_edges", ["const5"], lambda x: np.histogram(x, bins=4)[1])
+case("hist_auto_empty_edges", ["e0"], lambda x: np.histogram(x, bins=2)[1])
+case("hist_auto_density", ["f64b"], lambda x: np.histogram(x, bins=3, weights=np.abs(x), density=True)[0])
+case("hist_auto_mask", ["f64b", "bool79"], lambda x, m: np.histogram(x[m], bins=5)[0])
+case("hist_auto_nan", ["f64"], lambda x: np.histogram(x, bins=3))  # ValueError: range not finite
 case("hist_bad_range", ["f64"], lambda x: np.histogram(x, bins=3, range=(2, 1)))  # ValueError
 case("hist_inf_range", ["f64"], lambda x: np.histogram(x, bins=3, range=(0, inf)))  # ValueError
 case("hist_zero_bins", ["f64"], lambda x: np.histogram(x, bins=0, range=(0, 1)))  # ValueError
