@@ -38,10 +38,12 @@ func unknownChunks(n int) []int {
 
 // Sort returns a sorted along axis (negative counts from the end), as
 // numpy.sort(a, axis, kind="stable"): NaN last, complex by real then
-// imaginary part. The axis must be one chunk (Rechunk it first: a sort
-// across chunks would need a shuffle; dask.array has no sort and its
-// topk and cumulative operations refuse or rechunk likewise); each block
-// is sorted on its own.
+// imaginary part. The axis must be one chunk, else an error says to
+// Rechunk it: each block is sorted on its own. dask.array has no sort
+// (dask/dask#4368, where this single-chunk version is the one proposed;
+// a sort across chunks needs a shuffle); array-api-compat's sort for
+// Dask rechunks the axis to one chunk silently, which this leaves to the
+// caller.
 func (a *Array) Sort(axis int) *Array { return a.sort("sort", axis, false) }
 
 // ArgSort returns the indices that sort a along axis, as

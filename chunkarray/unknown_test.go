@@ -234,3 +234,65 @@ func neg(v []float64) []float64 {
 	}
 	return out
 }
+
+// TestSortuBadInputs: nil and zero Arrays and bad arguments give typed
+// errors naming the operation, never a panic.
+func TestSortuBadInputs(t *testing.T) {
+	var nilA *Array
+	x := Ones([]int{4, 6}, nd.Float64, 2)
+	v := Ones([]int{6}, nd.Int64, 2)
+	bins, _ := nd.FromSlice([]float64{0, 1}, 2)
+	cases := []struct {
+		name  string
+		build func() *Array
+		op    string
+	}{
+		{"Sort nil", func() *Array { return nilA.Sort(0) }, "nil Array"},
+		{"ArgSort zero", func() *Array { return (&Array{}).ArgSort(0) }, "zero Array"},
+		{"Sort chunked axis", func() *Array { return x.Sort(1) }, "sort"},
+		{"Unique nil", func() *Array { return nilA.Unique(UniqueOpts{Counts: true}).Counts }, "nil Array"},
+		{"Bincount nil", func() *Array { return Bincount(nilA, nil, 0) }, "nil Array"},
+		{"Bincount weights length", func() *Array { return Bincount(v, Ones([]int{5}, nd.Float64, 2), 0) }, "bincount"},
+		{"Bincount complex weights", func() *Array { return Bincount(v, Ones([]int{6}, nd.Complex128, 2), 0) }, "bincount"},
+		{"Histogram nil", func() *Array { h, _ := Histogram(nilA, HistOpts{Bins: 2}); return h }, "nil Array"},
+		{"Histogram both", func() *Array {
+			h, _ := Histogram(x, HistOpts{Bins: 2, Range: []float64{0, 1}, Edges: []float64{0, 1}})
+			return h
+		}, "histogram"},
+		{"Histogram one edge", func() *Array { h, _ := Histogram(x, HistOpts{Edges: []float64{0}}); return h }, "histogram"},
+		{"Histogram complex", func() *Array { h, _ := Histogram(x.AsType(nd.Complex64), HistOpts{Bins: 2}); return h }, "histogram"},
+		{"HistogramDD none", func() *Array { h, _ := HistogramDD(nil, HistDDOpts{}); return h }, "histogramdd"},
+		{"HistogramDD 2-d coordinate", func() *Array { h, _ := HistogramDD([]*Array{x}, HistDDOpts{Bins: []int{2}}); return h }, "histogramdd"},
+		{"HistogramDD no range", func() *Array { h, _ := HistogramDD([]*Array{v}, HistDDOpts{Bins: []int{2}}); return h }, "histogramdd"},
+		{"HistogramDD bins count", func() *Array { h, _ := HistogramDD([]*Array{v}, HistDDOpts{Bins: []int{2, 3}}); return h }, "histogramdd"},
+		{"HistogramDD lengths", func() *Array {
+			h, _ := HistogramDD([]*Array{v, Ones([]int{5}, nd.Float64, 2)}, HistDDOpts{Bins: []int{2, 2}, Ranges: [][]float64{{0, 1}, {0, 1}}})
+			return h
+		}, "histogramdd"},
+		{"Histogram2D nil", func() *Array { h, _, _ := Histogram2D(nilA, v, HistDDOpts{}); return h }, "nil Array"},
+		{"Digitize nil bins", func() *Array { return Digitize(x, nil, false) }, "digitize"},
+		{"Digitize 2-d bins", func() *Array { b, _ := nd.Zeros(nd.Float64, 2, 2); return Digitize(x, b, false) }, "digitize"},
+		{"SearchSorted 2-d", func() *Array { return SearchSorted(x, v, false) }, "searchsorted"},
+		{"SearchSorted nil", func() *Array { return SearchSorted(v, nilA, false) }, "nil Array"},
+		{"IsIn nil test", func() *Array { return IsIn(x, nilA, false) }, "nil Array"},
+		{"IsIn string test", func() *Array { return IsIn(x, "a", false) }, "isin"},
+		{"IsIn nil nd test", func() *Array { var n *nd.Array; return IsIn(x, n, false) }, "isin"},
+		{"Flatnonzero nil", func() *Array { return Flatnonzero(nilA) }, "nil Array"},
+		{"Argwhere nil", func() *Array { return Argwhere(nilA) }, "nil Array"},
+		{"Nonzero nil", func() *Array { return Nonzero(nilA)[0] }, "nil Array"},
+		{"Mask nil", func() *Array { return x.Index(Mask(nilA)) }, "nil Array"},
+		{"Mask float", func() *Array { return x.Index(Mask(x)) }, "getitem"},
+		{"Mask with another Sel", func() *Array { return x.Index(Mask(x.Greater(0)), All()) }, "getitem"},
+		{"Mask 0-d", func() *Array { return x.Index(Mask(Ones([]int{}, nd.Bool, -1))) }, "getitem"},
+		{"Digitize bins", func() *Array { return Digitize(x, bins, false).Index(Mask(v.Greater(0))) }, "getitem"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := auditRun(t, c.build)
+			wantAuditErr(t, err, c.op)
+		})
+	}
+	if _, err := (*Array)(nil).ComputeChunkSizes(context.Background()); err == nil {
+		t.Error("ComputeChunkSizes of a nil Array: no error")
+	}
+}
