@@ -121,9 +121,10 @@
 // number of blocks is known. Elementwise operations between arrays with
 // the same unknown chunks (or broadcast against length 1), reductions,
 // Transpose, ExpandDims, Index with All on the unknown axes, Concatenate
-// along one, Persist and Compute work; what needs the sizes (Reshape,
-// Rechunk, positional indexing, the contractions, MapBlocks, Store, …)
-// returns an *Error wrapping ErrUnknownChunks that says to call
+// along one, Rechunk of the known axes, the products, Persist and
+// Compute work; what needs the sizes (Reshape, Rechunk of an unknown
+// axis, positional indexing along one, MapBlocks, Store, …) returns an
+// *Error wrapping ErrUnknownChunks that says to call
 // ComputeChunkSizes, which computes the blocks' shapes and returns the
 // array with known chunks. Arrays whose unknown chunks look alike but
 // differ when computed fail then, not before (unknown.go).

@@ -21,13 +21,16 @@ import (
 // the blocks turn out to be), elementwise operations between arrays
 // whose unknown axes have the same chunks (or broadcast against length
 // 1), reductions (Sum, Mean, Min, … over any axes; ArgMin/ArgMax along
-// known axes), Transpose, ExpandDims, Index with All on the unknown axes,
-// Concatenate along an unknown axis, and ComputeChunkSizes. Everything
-// that needs the sizes (Reshape, Rechunk, positional Index, Take,
-// Compress, Squeeze of an unknown axis, the contractions, MapBlocks and
-// MapOverlap, Store, ToNPY and ToZarr, ComputeBlockInto) returns an
-// *Error wrapping ErrUnknownChunks that names the operation and says to
-// call ComputeChunkSizes.
+// known axes), Transpose, ExpandDims, Index with All on the unknown axes
+// (anything on the known ones), Concatenate along an unknown axis,
+// Rechunk of the known axes, Tensordot, Dot and Matmul (an unknown axis
+// kept, or contracted against the same chunks), the counting functions
+// of sortu.go, and ComputeChunkSizes. Everything that needs the sizes
+// (Reshape, Rechunk of an unknown axis, positional Index, Take and
+// Compress along one, Squeeze of one, MapBlocks and MapOverlap, Store,
+// ToNPY and ToZarr, ComputeBlockInto, Flatnonzero) returns an *Error
+// wrapping ErrUnknownChunks that names the operation and says to call
+// ComputeChunkSizes.
 
 // Unknown is the length reported in Shape and Chunks for a chunk whose
 // size is known only once it is computed (Dask's NaN).

@@ -109,6 +109,8 @@ func TestUnknownNeedKnownErrors(t *testing.T) {
 	}{
 		{"Reshape", "reshape", func() error { return flat.Reshape(-1, 1).Err() }},
 		{"Rechunk", "rechunk", func() error { return flat.Rechunk(2).Err() }},
+		{"Rechunk unknown axis", "rechunk", func() error { return rows.Rechunk(map[int]any{0: -1}).Err() }},
+		{"Rechunk auto", "rechunk", func() error { return rows.Rechunk("auto").Err() }},
 		{"Index range", "getitem", func() error { return flat.Index(Range(0, 2)).Err() }},
 		{"Index at", "getitem", func() error { return rows.Index(At(0)).Err() }},
 		{"Take", "getitem", func() error { return flat.Take(0, []int{0}).Err() }},
@@ -116,9 +118,10 @@ func TestUnknownNeedKnownErrors(t *testing.T) {
 		{"Compress", "compress", func() error { return flat.Compress([]bool{true}, 0).Err() }},
 		{"CompressFlat", "compress", func() error { return rows.CompressFlat([]bool{true}).Err() }},
 		{"Squeeze", "squeeze", func() error { return rows.Squeeze(0).Err() }},
-		{"Dot", "dot", func() error { return Dot(flat, flat).Err() }},
-		{"Matmul", "matmul", func() error { return Matmul(rows, x.T()).Err() }},
-		{"Tensordot", "tensordot", func() error { return Tensordot(rows, x, []int{1}, []int{1}).Err() }},
+		{"Dot other chunks", "dot", func() error { return Dot(rows.T(), rows4).Err() }},
+		{"Dot known", "dot", func() error { return Dot(rows.T(), x).Err() }},
+		{"Matmul batch", "matmul", func() error { return Matmul(rows.ExpandDims(2), x.Index(Range(0, 4)).ExpandDims(1)).Err() }},
+		{"Tensordot", "tensordot", func() error { return Tensordot(rows, rows4, []int{0}, []int{0}).Err() }},
 		{"MapBlocks", "blockwise", func() error { return MapBlocks("conformance.add", BlockOpts{}, flat, flat).Err() }},
 		{"MapOverlap", "map_overlap", func() error { return MapOverlap("conformance.add", flat, []int{1}, BoundaryNone, BlockOpts{}).Err() }},
 		{"ArgMin along it", "argmin", func() error { return flat.ArgMin(0, false).Err() }},
@@ -213,7 +216,37 @@ func TestUnknownOperations(t *testing.T) {
 		colSum = append(colSum, float64(0+18+36+54+4*j))
 	}
 	check("rows Sum(0)", rows.Sum(0), colSum)
+	// Products: unknown axes kept, or contracted against the same chunks.
+	dotFlat := 0.0
+	for _, v := range want {
+		dotFlat += v * v
+	}
+	check("Dot(flat, flat)", Dot(flat, flat), []float64{dotFlat})
+	var rowDots, gram []float64
+	for _, i := range []float64{0, 2, 4, 6} {
+		for _, j := range []float64{0, 2, 4, 6} {
+			g := 0.0
+			for k := range 9 {
+				g += (9*i + float64(k)) * (9*j + float64(k))
+			}
+			gram = append(gram, g)
+		}
+		s := 0.0
+		for k := range 9 {
+			s += (9*i + float64(k)) * float64(k)
+		}
+		rowDots = append(rowDots, s)
+	}
+	check("Matmul(rows, arange(9))", Matmul(rows, Arange(0, 9, 1, nd.Float64, 4)), rowDots)
+	check("Dot(rows, rows.T)", Dot(rows, rows.T()), gram)
+	check("Tensordot(rows, rows, [1], [1])", Tensordot(rows, rows, []int{1}, []int{1}), gram)
 	check("rows column", rows.Index(All(), At(1)), []float64{1, 19, 37, 55})
+	// Rechunking the known axis keeps the unknown one's chunks.
+	r9 := rows.Rechunk(map[int]any{1: []int{2, 7}})
+	if got := r9.Chunks(); !slices.Equal(got[0], rows.Chunks()[0]) || !slices.Equal(got[1], []int{2, 7}) {
+		t.Errorf("Rechunk({1: [2 7]}) chunks = %v", got)
+	}
+	check("rows rechunked, column", r9.Add(rows).Index(All(), At(1)), []float64{2, 38, 74, 110})
 	p, err := rows.Persist(ctx)
 	if err != nil {
 		t.Fatal(err)
