@@ -713,6 +713,9 @@ func Nonzero(a *Array) []*Array {
 	return out
 }
 
+// Nonzero is Nonzero(a), as dask.array.Array.nonzero.
+func (a *Array) Nonzero() []*Array { return Nonzero(a) }
+
 // WhereIndices is numpy.where(cond) with one argument (dask.array.where
 // with one argument): Nonzero(cond).
 func WhereIndices(cond *Array) []*Array { return Nonzero(cond) }

@@ -206,6 +206,16 @@ func TestUnknownOperations(t *testing.T) {
 	check("Mask", flat, want)
 	check("x*x + 1", flat.Mul(flat).Add(1), sq)
 	check("Sum", flat.Sum(), []float64{sum})
+	plus1, clip := make([]float64, len(want)), make([]float64, len(want))
+	for i, v := range want {
+		plus1[i], clip[i] = v+1, v
+		if v <= 30 {
+			clip[i] = -1
+		}
+	}
+	check("x + Ones(1)", flat.Add(Ones([]int{1}, nd.Float64, 1)), plus1)
+	check("Where(x > 30, x, -1)", Where(flat.Greater(30), flat, -1.0), clip)
+	check("Sum(x + Ones(1))", flat.Add(Ones([]int{1}, nd.Float64, 1)).Sum(), []float64{sum + float64(len(want))})
 	check("Max", flat.Max(), []float64{want[len(want)-1]})
 	check("Mean", flat.Mean(), []float64{sum / float64(len(want))})
 	check("Concatenate", Concatenate([]*Array{flat, flat.Neg()}, 0), append(slices.Clone(want), neg(want)...))
