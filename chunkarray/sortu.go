@@ -115,7 +115,7 @@ func (a *Array) Unique(o UniqueOpts) UniqueResult {
 		}
 	}
 	st := starts(x.chunks[0])
-	chunk := newSortu(name+"-chunk", x.shape, x.chunks, x.dtype, sortuP{Kind: kUniqueChunk}, []*Array{x},
+	chunk := newSortu(name+"-chunk", x.shape, x.chunks, x.dtype, sortuP{Kind: kUniqueChunk, Arg: o.Index}, []*Array{x},
 		func(_ *Array, idx []int) []graph.Arg {
 			s := 0
 			if o.Index {

@@ -53,6 +53,12 @@ func BenchmarkSortuUniqueChunk(b *testing.B) {
 	benchmarkSortuOp(b, sortuP{Kind: kUniqueChunk}, func(x *nd.Array) []any { return []any{x, []int{0}} })
 }
 
+// BenchmarkSortuUniqueChunkIndex is the chunk stage with positions
+// (Unique with Index): a stable sort of (value, position).
+func BenchmarkSortuUniqueChunkIndex(b *testing.B) {
+	benchmarkSortuOp(b, sortuP{Kind: kUniqueChunk, Arg: true}, func(x *nd.Array) []any { return []any{x, []int{0}} })
+}
+
 func BenchmarkSortuHistogramUniform(b *testing.B) {
 	e := linspaceEdges(0, 100, 64, false)
 	benchmarkSortuOp(b, sortuP{Kind: kHist, Bins: []int{64}, Uniform: true, Edges: [][]uint64{bitsOf(e)}},

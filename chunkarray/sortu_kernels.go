@@ -203,6 +203,21 @@ func sortValues[T any](v []T, o order[T]) {
 	}
 }
 
+// uniqueRuns sorts v in place and returns its unique values (the first
+// of each run, NaNs one run) and their counts.
+func uniqueRuns[T any](v []T, o order[T]) (uv []T, uc []int64) {
+	sortValues(v, o)
+	for _, x := range v {
+		if k := len(uv) - 1; k >= 0 && o.same(uv[k], x) {
+			uc[k]++
+			continue
+		}
+		uv = append(uv, x)
+		uc = append(uc, 1)
+	}
+	return uv, uc
+}
+
 // uniqueOf groups v (with the global positions pos of its elements) into
 // unique values in sorted order, each with its count and the position
 // of its first element in (value, position) order; cnt and pos of the

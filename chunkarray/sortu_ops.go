@@ -46,7 +46,7 @@ const (
 type sortuP struct {
 	Kind  int      `json:"kind"`
 	Axis  int      `json:"axis,omitempty"`
-	Arg   bool     `json:"arg,omitempty"`   // argsort; digitize right; searchsorted right; isin invert
+	Arg   bool     `json:"arg,omitempty"`   // argsort; digitize right; searchsorted right; isin invert; unique positions
 	Part  int      `json:"part,omitempty"`  // kPick
 	N     int      `json:"n,omitempty"`     // kSumPad minimum length
 	Shape []int    `json:"shape,omitempty"` // kUnravel's array shape
@@ -312,6 +312,23 @@ func (p sortuP) uniqueChunk(b *nd.Array, args []any) (any, error) {
 		return nil, err
 	}
 	n := b.Size()
+	if !p.Arg {
+		// No positions asked for (Unique without Index): sort the values
+		// and count the runs.
+		var uv any
+		var uc []int64
+		switch x := v.(type) {
+		case []int64:
+			uv, uc = uniqueRuns(x, ordI64)
+		case []uint64:
+			uv, uc = uniqueRuns(x, ordU64)
+		case []float64:
+			uv, uc = uniqueRuns(x, ordF64)
+		case []complex128:
+			uv, uc = uniqueRuns(x, ordC)
+		}
+		return partial(uv, uc, make([]int64, len(uc)), b.DType())
+	}
 	cnt, pos := make([]int64, n), make([]int64, n)
 	for i := range cnt {
 		cnt[i], pos[i] = 1, int64(st[0]+i)
@@ -334,6 +351,12 @@ func uniqueParts(v any, cnt, pos []int64, d nd.DType) (any, error) {
 	case []complex128:
 		uv, uc, up = uniqueOf(x, cnt, pos, ordC)
 	}
+	return partial(uv, uc, up, d)
+}
+
+// partial is the unique partial []any{values (dtype d), counts,
+// positions} of canonical values uv.
+func partial(uv any, uc, up []int64, d nd.DType) (any, error) {
 	k := len(uc)
 	vals, err := fromCanon(emptyIfNil(uv), d, k)
 	if err != nil {
