@@ -251,6 +251,13 @@ func TestUnknownOperations(t *testing.T) {
 	check("Dot(rows, rows.T)", Dot(rows, rows.T()), gram)
 	check("Tensordot(rows, rows, [1], [1])", Tensordot(rows, rows, []int{1}, []int{1}), gram)
 	check("rows column", rows.Index(All(), At(1)), []float64{1, 19, 37, 55})
+	check("rows gathered", rows.Index(All(), Ints(8, 0)), []float64{8, 0, 26, 18, 44, 36, 62, 54})
+	// A separated advanced index goes first: (2, Unknown, 1).
+	sep := rows.ExpandDims(1).Index(All(), At(0), NewAxis(), Ints(8, 0))
+	if got := sep.Shape(); !slices.Equal(got, []int{2, Unknown, 1}) {
+		t.Errorf("separated index shape %v, want [2 %d 1]", got, Unknown)
+	}
+	check("rows separated", sep, []float64{8, 26, 44, 62, 0, 18, 36, 54})
 	// Rechunking the known axis keeps the unknown one's chunks.
 	r9 := rows.Rechunk(map[int]any{1: []int{2, 7}})
 	if got := r9.Chunks(); !slices.Equal(got[0], rows.Chunks()[0]) || !slices.Equal(got[1], []int{2, 7}) {
