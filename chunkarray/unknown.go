@@ -24,11 +24,12 @@ import (
 // known axes), Transpose, ExpandDims, Index with All on the unknown axes
 // (anything on the known ones), Concatenate along an unknown axis,
 // Rechunk of the known axes, Tensordot, Dot and Matmul (an unknown axis
-// kept, or contracted against the same chunks), the counting functions
-// of sortu.go, and ComputeChunkSizes. Everything that needs the sizes
+// kept, or contracted against the same chunks), MapBlocks and Blockwise
+// (BlockInfo.Location is Unknown there), the counting functions of
+// sortu.go, and ComputeChunkSizes. Everything that needs the sizes
 // (Reshape, Rechunk of an unknown axis, positional Index, Take and
-// Compress along one, Squeeze of one, MapBlocks and MapOverlap, Store,
-// ToNPY and ToZarr, ComputeBlockInto, Flatnonzero) returns an *Error
+// Compress along one, Squeeze of one, MapOverlap, Store, ToNPY and
+// ToZarr, ComputeBlockInto, Flatnonzero) returns an *Error
 // wrapping ErrUnknownChunks that names the operation and says to call
 // ComputeChunkSizes.
 

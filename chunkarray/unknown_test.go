@@ -12,6 +12,12 @@ import (
 	"github.com/tessera-go/tessera/sched"
 )
 
+func init() {
+	must(RegisterBlockFunc("unknown.add_start", func(info BlockInfo, b ...*nd.Array) (*nd.Array, error) {
+		return nd.Binary(nd.Add, b[0], nd.Scalar(float64(info.Location[0][0])))
+	}))
+}
+
 // unknownFixture is x (7×9 float64, 0..62, chunked 3) masked by x%3 == 0
 // into a 1-d Array of Unknown length (21 elements, in 9 chunks), and
 // rows, x's rows whose first element is even: (Unknown, 9).
@@ -122,7 +128,7 @@ func TestUnknownNeedKnownErrors(t *testing.T) {
 		{"Dot known", "dot", func() error { return Dot(rows.T(), x).Err() }},
 		{"Matmul batch", "matmul", func() error { return Matmul(rows.ExpandDims(2), x.Index(Range(0, 4)).ExpandDims(1)).Err() }},
 		{"Tensordot", "tensordot", func() error { return Tensordot(rows, rows4, []int{0}, []int{0}).Err() }},
-		{"MapBlocks", "blockwise", func() error { return MapBlocks("conformance.add", BlockOpts{}, flat, flat).Err() }},
+		{"MapBlocks other chunks", "blockwise", func() error { return MapBlocks("conformance.add", BlockOpts{}, rows, rows4).Err() }},
 		{"MapOverlap", "map_overlap", func() error { return MapOverlap("conformance.add", flat, []int{1}, BoundaryNone, BlockOpts{}).Err() }},
 		{"ArgMin along it", "argmin", func() error { return flat.ArgMin(0, false).Err() }},
 		{"ArgMax flat", "argmax", func() error { return rows.ArgMax(0, true).Err() }},
@@ -206,6 +212,17 @@ func TestUnknownOperations(t *testing.T) {
 	check("Mask", flat, want)
 	check("x*x + 1", flat.Mul(flat).Add(1), sq)
 	check("Sum", flat.Sum(), []float64{sum})
+	twice := make([]float64, len(want))
+	for i, v := range want {
+		twice[i] = 2 * v
+	}
+	check("MapBlocks add", MapBlocks("conformance.add", BlockOpts{}, flat, flat), twice)
+	// BlockInfo.Location is Unknown along the unknown axis: start added.
+	minus1 := make([]float64, len(want))
+	for i, v := range want {
+		minus1[i] = v - 1
+	}
+	check("MapBlocks location", MapBlocks("unknown.add_start", BlockOpts{}, flat), minus1)
 	plus1, clip := make([]float64, len(want)), make([]float64, len(want))
 	for i, v := range want {
 		plus1[i], clip[i] = v+1, v
