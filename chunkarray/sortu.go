@@ -89,7 +89,9 @@ type UniqueResult struct {
 // numpy.unique and dask.array.unique: each block's unique values, counts
 // and first positions, then one task merging them. NaNs count as one
 // value (numpy 1.24's equal_nan=True). The result's length is Unknown
-// until computed. Index needs a's chunk sizes (an error otherwise).
+// until computed. Values and Counts read a's blocks as they are, of any
+// shape; Index and Inverse flatten a first (Reshape), and Index needs
+// a's chunk sizes (an error otherwise).
 func (a *Array) Unique(o UniqueOpts) UniqueResult {
 	const name = "unique"
 	fail := func(err error) UniqueResult {
@@ -100,7 +102,9 @@ func (a *Array) Unique(o UniqueOpts) UniqueResult {
 		return fail(err)
 	}
 	x := a
-	if a.NDim() != 1 {
+	if a.NDim() != 1 && (o.Index || o.Inverse) {
+		// Positions and the inverse are in the flattened array's order;
+		// values and counts are not, and take a's blocks as they are.
 		if err := needKnown(name, a); err != nil {
 			return fail(err)
 		}
@@ -114,7 +118,10 @@ func (a *Array) Unique(o UniqueOpts) UniqueResult {
 			return fail(err)
 		}
 	}
-	st := starts(x.chunks[0])
+	var st []int
+	if o.Index {
+		st = starts(x.chunks[0])
+	}
 	chunk := newSortu(name+"-chunk", x.shape, x.chunks, x.dtype, sortuP{Kind: kUniqueChunk, Arg: o.Index}, []*Array{x},
 		func(_ *Array, idx []int) []graph.Arg {
 			s := 0

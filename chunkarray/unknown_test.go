@@ -140,7 +140,7 @@ func TestUnknownNeedKnownErrors(t *testing.T) {
 		}},
 		{"Flatnonzero", "flatnonzero", func() error { return Flatnonzero(rows).Err() }},
 		{"Unique index", "unique", func() error { return flat.Unique(UniqueOpts{Index: true}).Index.Err() }},
-		{"Unique 2-d", "unique", func() error { return rows.Unique(UniqueOpts{}).Values.Err() }},
+		{"Unique 2-d inverse", "unique", func() error { return rows.Unique(UniqueOpts{Inverse: true}).Inverse.Err() }},
 		{"Mask 2-d", "getitem", func() error { return rows.Index(Mask(rows.Greater(3))).Err() }},
 		{"ToNPY", "to npy", func() error { return flat.ToNPY(ctx, filepath.Join(dir, "a.npy")) }},
 		{"ToZarr", "to zarr", func() error { return flat.ToZarr(ctx, filepath.Join(dir, "a.zarr"), ZarrOptions{}) }},
@@ -243,6 +243,13 @@ func TestUnknownOperations(t *testing.T) {
 		colSum = append(colSum, float64(0+18+36+54+4*j))
 	}
 	check("rows Sum(0)", rows.Sum(0), colSum)
+	var rowVals []float64
+	for _, r := range []int{0, 2, 4, 6} {
+		for j := range 9 {
+			rowVals = append(rowVals, float64(9*r+j))
+		}
+	}
+	check("rows Unique", rows.Unique(UniqueOpts{}).Values, rowVals)
 	// Products: unknown axes kept, or contracted against the same chunks.
 	dotFlat := 0.0
 	for _, v := range want {
