@@ -227,7 +227,7 @@ type HistOpts struct {
 	Density bool
 }
 
-// Histogram returns the histogram of a (flattened) and its bin edges, as
+// Histogram returns the histogram of a (all its elements) and its bin edges, as
 // numpy.histogram and dask.array.histogram: bins are half-open [e_i,
 // e_i+1) but the last, which holds its upper edge; values outside, and
 // NaN, are not counted. Equal bins follow numpy's arithmetic (in float32
@@ -393,17 +393,13 @@ func HistogramDD(sample []*Array, o HistDDOpts) (hist *Array, edges []*Array) {
 	return flat.Reshape(p.Bins...), edges
 }
 
-// histInputs flattens the coordinate arrays and the weights to 1-d
-// arrays with the first one's chunks.
+// histInputs checks the coordinate arrays (HistogramDD's are 1-d;
+// Histogram's one array any shape: counting does not care about order,
+// so its blocks are read as they are, without a Reshape) and gives the
+// others and the weights the first one's chunks.
 func histInputs(name string, cols []*Array, weights *Array) ([]*Array, *Array, error) {
 	out := make([]*Array, len(cols))
 	for i, c := range cols {
-		if c.NDim() != 1 {
-			if err := needKnown(name, c); err != nil {
-				return nil, nil, err
-			}
-			c = c.Reshape(-1)
-		}
 		if i > 0 {
 			if c.Known() && out[0].Known() && c.shape[0] != out[0].shape[0] {
 				return nil, nil, &Error{Op: name, Shapes: [][]int{out[0].shape, c.shape}, Reason: "all coordinate arrays must have the same length"}
@@ -424,20 +420,15 @@ func histInputs(name string, cols []*Array, weights *Array) ([]*Array, *Array, e
 	if weights.dtype.IsComplex() {
 		return nil, nil, &Error{Op: name, Shapes: [][]int{weights.shape}, Reason: "complex weights are not supported"}
 	}
-	if len(cols) == 1 && !slices.Equal(weights.shape, cols[0].shape) || len(cols) > 1 && (weights.NDim() != 1 || weights.shape[0] != out[0].shape[0]) {
+	if weights.NDim() != out[0].NDim() {
 		return nil, nil, &Error{Op: name, Shapes: [][]int{cols[0].shape, weights.shape}, Reason: "weights should have the same shape as a"}
 	}
-	w := weights
-	if w.NDim() != 1 {
-		if len(cols) == 1 && cols[0].NDim() != 1 {
-			w = sameChunks(name, cols[0], w)
+	for ax, s := range weights.shape {
+		if s != out[0].shape[ax] && s != Unknown && out[0].shape[ax] != Unknown {
+			return nil, nil, &Error{Op: name, Shapes: [][]int{cols[0].shape, weights.shape}, Reason: "weights should have the same shape as a"}
 		}
-		if err := w.Err(); err != nil {
-			return nil, nil, err
-		}
-		w = w.Reshape(-1)
 	}
-	w = sameChunks(name, out[0], w)
+	w := sameChunks(name, out[0], weights)
 	return out, w, w.Err()
 }
 

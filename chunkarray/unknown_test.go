@@ -250,6 +250,11 @@ func TestUnknownOperations(t *testing.T) {
 		}
 	}
 	check("rows Unique", rows.Unique(UniqueOpts{}).Values, rowVals)
+	h, _ := Histogram(rows, HistOpts{Bins: 4, Range: []float64{0, 72}, Weights: rows.Mul(0).Add(0.5)})
+	check("rows Histogram", h, []float64{4.5, 4.5, 4.5, 4.5})
+	h, e := Histogram(rows, HistOpts{Bins: 2})
+	check("rows Histogram, range found", h.AsType(nd.Float64), []float64{18, 18})
+	check("rows Histogram edges", e, []float64{0, 31, 62})
 	// Products: unknown axes kept, or contracted against the same chunks.
 	dotFlat := 0.0
 	for _, v := range want {
