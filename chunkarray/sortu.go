@@ -227,7 +227,7 @@ type HistOpts struct {
 	Density bool
 }
 
-// Histogram returns the histogram of a (all its elements) and its bin edges, as
+// Histogram returns the histogram of a's elements and its bin edges, as
 // numpy.histogram and dask.array.histogram: bins are half-open [e_i,
 // e_i+1) but the last, which holds its upper edge; values outside, and
 // NaN, are not counted. Equal bins follow numpy's arithmetic (in float32
