@@ -11,6 +11,7 @@ package chunkarray
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"testing"
@@ -161,6 +162,37 @@ var paritySortuExprs = map[string]confExpr{
 	},
 	"histdd3_w": func(in []*Array) *Array {
 		h, _ := HistogramDD(in[:3], HistDDOpts{Bins: []int{2, 3, 4}, Ranges: [][]float64{{-1, 1}, {-3, 3}, {-1, 4}}, Weights: in[3]})
+		return h
+	},
+	"hist2d_auto": func(in []*Array) *Array {
+		h, _, _ := Histogram2D(in[0], in[1], HistDDOpts{Bins: []int{3, 4}})
+		return h
+	},
+	"hist2d_auto_xedges": func(in []*Array) *Array {
+		_, x, _ := Histogram2D(in[0], in[1], HistDDOpts{Bins: []int{3, 4}})
+		return x
+	},
+	"hist2d_auto_density": func(in []*Array) *Array {
+		h, _, _ := Histogram2D(in[0], in[1], HistDDOpts{Bins: []int{5, 5}, Weights: in[2], Density: true})
+		return h
+	},
+	"histdd_auto_mixed": func(in []*Array) *Array {
+		h, _ := HistogramDD(in, HistDDOpts{Bins: []int{2, 0, 3}, Edges: [][]float64{nil, {-3, 0, 3}, nil}, Ranges: [][]float64{nil, nil, {0, 4}}})
+		return h
+	},
+	"histdd_auto_f32": func(in []*Array) *Array {
+		h, _ := HistogramDD(in, HistDDOpts{Bins: []int{4, 2}})
+		return h
+	},
+	"histdd_auto_f32_edges": func(in []*Array) *Array {
+		_, e := HistogramDD(in, HistDDOpts{Bins: []int{4, 2}})
+		if len(e) == 0 {
+			return errArray(errors.New("no edges"))
+		}
+		return e[0]
+	},
+	"histdd_auto_nan": func(in []*Array) *Array {
+		h, _ := HistogramDD([]*Array{in[0].Reshape(-1)}, HistDDOpts{Bins: []int{2}})
 		return h
 	},
 	"histdd_nonmono": func(in []*Array) *Array {

@@ -314,9 +314,8 @@ func Histogram2D(x, y *Array, o HistDDOpts) (hist, xedges, yedges *Array) {
 
 // HistDDOpts are numpy.histogramdd's bins, range, weights and density:
 // per dimension either a bin count (Bins[d] > 0) with its range
-// (Ranges[d], [lo, hi]) or explicit increasing edges (Edges[d]). Unlike
-// Histogram's, the range is not found in the data: Dask's rule (numpy
-// would find it).
+// (Ranges[d], [lo, hi]; nil, or Ranges nil, to find it in the data as
+// numpy does) or explicit increasing edges (Edges[d]).
 type HistDDOpts struct {
 	Bins    []int
 	Ranges  [][]float64
@@ -354,6 +353,9 @@ func HistogramDD(sample []*Array, o HistDDOpts) (hist *Array, edges []*Array) {
 	}
 	p := sortuP{Kind: kHist, DD: true}
 	for d := range D {
+		if err := sample[d].Err(); err != nil {
+			return fail(errArray(err))
+		}
 		var n int
 		var r, e []float64
 		if o.Bins != nil {
@@ -369,6 +371,17 @@ func HistogramDD(sample []*Array, o HistDDOpts) (hist *Array, edges []*Array) {
 		if err != nil {
 			return fail(errArray(err))
 		}
+		if spec.auto {
+			// The range found in this coordinate (numpy's rule).
+			x := sample[d]
+			mm := newSortu(name+"-minmax", x.shape, x.chunks, nd.Float64, sortuP{Kind: kMinMax}, []*Array{x}, sameBlock([]*Array{x}))
+			ea := newSortu(name+"-range", []int{spec.n + 1}, [][]int{{spec.n + 1}}, nd.Float64,
+				sortuP{Kind: kRange, Bins: []int{spec.n}, F32: x.dtype == nd.Float32, DD: true, D: nd.Float64},
+				[]*Array{mm}, func(*Array, []int) []graph.Arg { return []graph.Arg{allBlocks(mm)} })
+			p.Bins, p.Auto = append(p.Bins, spec.n), true
+			edges = append(edges, ea)
+			continue
+		}
 		if spec.uniform {
 			e = linspaceEdges(spec.lo, spec.hi, spec.n, false)
 		}
@@ -377,16 +390,28 @@ func HistogramDD(sample []*Array, o HistDDOpts) (hist *Array, edges []*Array) {
 		ea, _ := nd.FromSlice(slices.Clone(e), len(e))
 		edges = append(edges, FromNDArray(ea, -1))
 	}
+	var extra []*Array // every dimension's edges, when some are found in the data
+	if p.Auto {
+		extra, p.Edges = edges, nil
+	}
 	cols, w, err := histInputs(name, sample, o.Weights)
 	if err != nil {
 		return fail(errArray(err))
 	}
 	p.Weights = w != nil
-	flat := histGraph(name, cols, w, p, nd.Float64)
+	flat := histGraph(name, cols, w, p, nd.Float64, extra...)
 	if o.Density {
 		q := p
 		q.Kind, q.D = kDensity, nd.Float64
-		flat = newSortu(name+"-density", flat.shape, flat.chunks, nd.Float64, q, []*Array{flat}, sameBlock([]*Array{flat}))
+		counts := flat
+		ins := append([]*Array{counts}, extra...)
+		flat = newSortu(name+"-density", counts.shape, counts.chunks, nd.Float64, q, ins, func(_ *Array, idx []int) []graph.Arg {
+			args := []graph.Arg{graph.Ref(counts.Key(idx...))}
+			for _, e := range extra {
+				args = append(args, graph.Ref(e.Key(0)))
+			}
+			return args
+		})
 	} else {
 		flat = flat.AsType(nd.Float64)
 	}
@@ -505,11 +530,8 @@ func binSpec(name string, dim, n int, rng, edges []float64, dd bool) (binSpecT, 
 		}
 		return bad("`bins` must be positive, when an integer")
 	}
-	if rng == nil && !dd {
-		return binSpecT{uniform: true, auto: true, n: n}, nil
-	}
 	if rng == nil {
-		return bad("`bins[%d]`: a bin count needs its range (Dask's rule); give Ranges or explicit Edges", dim)
+		return binSpecT{uniform: true, auto: true, n: n}, nil
 	}
 	if len(rng) != 2 {
 		return bad("range must be [lo, hi], got %v", rng)

@@ -60,8 +60,9 @@ type sortuP struct {
 	Edges   [][]uint64 `json:"edges,omitempty"`
 	Weights bool       `json:"weights,omitempty"`
 	DD      bool       `json:"dd,omitempty"` // histogramdd's rules (searchsorted bins, float64 result)
-	// Auto: the range was found in the data; the edges are the task's
-	// last argument (a kRange block), not Edges.
+	// Auto: a range was found in the data; the edges of every dimension
+	// are the task's last arguments (kRange blocks, or literal edges for
+	// the dimensions that had theirs), not Edges.
 	Auto bool `json:"auto,omitempty"`
 }
 
@@ -847,19 +848,27 @@ func cmpOf[T any](o order[T]) func(a, b T) int {
 // the kRange block that is the task's last argument (one dimension).
 func (p sortuP) edgesOf(args []any) ([][]float64, error) {
 	if p.Auto {
-		b, err := argArray(args[len(args)-1], opSortu)
-		if err != nil {
-			return nil, err
+		D := len(p.Bins)
+		if len(args) < D {
+			return nil, fmt.Errorf("%s: histogram: %d arguments for %d edge arrays", opSortu, len(args), D)
 		}
-		f, err := b.AsType(nd.Float64)
-		if err != nil {
-			return nil, err
+		out := make([][]float64, D)
+		for d, a := range args[len(args)-D:] {
+			b, err := argArray(a, opSortu)
+			if err != nil {
+				return nil, err
+			}
+			f, err := b.AsType(nd.Float64)
+			if err != nil {
+				return nil, err
+			}
+			e, err := vals[float64](f)
+			if err != nil || len(e) != p.Bins[d]+1 {
+				return nil, fmt.Errorf("%s: histogram: edges %v (%v) for %d bins", opSortu, b.Shape(), err, p.Bins[d])
+			}
+			out[d] = e
 		}
-		e, err := vals[float64](f)
-		if err != nil || len(p.Bins) != 1 || len(e) != p.Bins[0]+1 {
-			return nil, fmt.Errorf("%s: histogram: edges %v (%v) for %v bins", opSortu, b.Shape(), err, p.Bins)
-		}
-		return [][]float64{e}, nil
+		return out, nil
 	}
 	if len(p.Edges) != len(p.Bins) {
 		return nil, fmt.Errorf("%s: histogram: %d edge lists for %d dimensions", opSortu, len(p.Edges), len(p.Bins))
@@ -940,7 +949,9 @@ func (p sortuP) autoRange(list []any) (any, error) {
 			lo, hi = lo-0.5, hi+0.5
 		}
 	}
-	e := linspaceEdges(lo, hi, p.Bins[0], p.F32)
+	// histogramdd's edges are float64 whatever the data (F32 only
+	// decided the ±0.5 above); histogram's are in the bin dtype.
+	e := linspaceEdges(lo, hi, p.Bins[0], p.F32 && !p.DD)
 	a, err := nd.FromSlice(e, len(e))
 	if err != nil {
 		return nil, err

@@ -342,7 +342,7 @@ func TestSortuBadInputs(t *testing.T) {
 		{"Histogram complex", func() *Array { h, _ := Histogram(x.AsType(nd.Complex64), HistOpts{Bins: 2}); return h }, "histogram"},
 		{"HistogramDD none", func() *Array { h, _ := HistogramDD(nil, HistDDOpts{}); return h }, "histogramdd"},
 		{"HistogramDD 2-d coordinate", func() *Array { h, _ := HistogramDD([]*Array{x}, HistDDOpts{Bins: []int{2}}); return h }, "histogramdd"},
-		{"HistogramDD no range", func() *Array { h, _ := HistogramDD([]*Array{v}, HistDDOpts{Bins: []int{2}}); return h }, "histogramdd"},
+		{"HistogramDD no bins", func() *Array { h, _ := HistogramDD([]*Array{v}, HistDDOpts{}); return h }, "histogramdd"},
 		{"HistogramDD bins count", func() *Array { h, _ := HistogramDD([]*Array{v}, HistDDOpts{Bins: []int{2, 3}}); return h }, "histogramdd"},
 		{"HistogramDD lengths", func() *Array {
 			h, _ := HistogramDD([]*Array{v, Ones([]int{5}, nd.Float64, 2)}, HistDDOpts{Bins: []int{2, 2}, Ranges: [][]float64{{0, 1}, {0, 1}}})

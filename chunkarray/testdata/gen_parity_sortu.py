@@ -164,6 +164,16 @@ case("hist2d_edges_w_density", ["px", "py", "pw"],
 case("histdd3", ["px", "py", "pz"], lambda x, y, z: np.histogramdd([x, y, z], bins=(2, 3, 4), range=[(-2, 2), (-3, 3), (-1, 4)])[0])
 case("histdd3_w", ["px", "py", "pz", "pw"],
      lambda x, y, z, w: np.histogramdd([x, y, z], bins=(2, 3, 4), range=[(-1, 1), (-3, 3), (-1, 4)], weights=w)[0])
+# no range: found per coordinate in the data
+inp("pf32", (np.arange(40) % 6 * 0.7).astype(np.float32))
+case("hist2d_auto", ["px", "py"], lambda x, y: np.histogram2d(x, y, bins=(3, 4))[0])
+case("hist2d_auto_xedges", ["px", "py"], lambda x, y: np.histogram2d(x, y, bins=(3, 4))[1])
+case("hist2d_auto_density", ["px", "py", "pw"], lambda x, y, w: np.histogram2d(x, y, bins=5, weights=w, density=True)[0])
+case("histdd_auto_mixed", ["px", "py", "pz"],
+     lambda x, y, z: np.histogramdd([x, y, z], bins=[2, [-3, 0, 3], 3], range=[None, None, (0, 4)])[0])
+case("histdd_auto_f32", ["pf32", "pz"], lambda x, z: np.histogramdd([x, z], bins=(4, 2))[0])
+case("histdd_auto_f32_edges", ["pf32", "pz"], lambda x, z: np.histogramdd([x, z], bins=(4, 2))[1][0])
+case("histdd_auto_nan", ["f64"], lambda x: np.histogramdd([x.ravel()], bins=2))  # ValueError
 case("histdd_nonmono", ["px"], lambda x: np.histogramdd([x], bins=[[0, 1, 0.5]]))  # ValueError
 
 # ---------------------------------------------------------------- digitize
