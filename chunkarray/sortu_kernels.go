@@ -150,7 +150,15 @@ func argsortStable[T any](v []T, o order[T], perm []int) {
 	for i := range perm {
 		perm[i] = i
 	}
-	slices.SortStableFunc(perm, func(i, j int) int { return o.cmp(v[i], v[j]) })
+	// The common types compare by a direct (inlined) call.
+	switch x := any(v).(type) {
+	case []float64:
+		slices.SortStableFunc(perm, func(i, j int) int { return cmpF64(x[i], x[j]) })
+	case []int64:
+		slices.SortStableFunc(perm, func(i, j int) int { return cmpInt(x[i], x[j]) })
+	default:
+		slices.SortStableFunc(perm, func(i, j int) int { return o.cmp(v[i], v[j]) })
+	}
 }
 
 // sortLanes sorts (or argsorts) every lane of length n of v in place:
@@ -230,12 +238,29 @@ func uniqueOf[T any](v []T, cnt, pos []int64, o order[T]) (uv []T, uc, up []int6
 	}
 	// Positions are distinct: an unstable sort on (value, position) is
 	// deterministic.
-	slices.SortFunc(perm, func(i, j int) int {
-		if c := o.cmp(v[i], v[j]); c != 0 {
-			return c
-		}
-		return cmpInt(pos[i], pos[j])
-	})
+	switch x := any(v).(type) {
+	case []float64:
+		slices.SortFunc(perm, func(i, j int) int {
+			if c := cmpF64(x[i], x[j]); c != 0 {
+				return c
+			}
+			return cmpInt(pos[i], pos[j])
+		})
+	case []int64:
+		slices.SortFunc(perm, func(i, j int) int {
+			if c := cmpInt(x[i], x[j]); c != 0 {
+				return c
+			}
+			return cmpInt(pos[i], pos[j])
+		})
+	default:
+		slices.SortFunc(perm, func(i, j int) int {
+			if c := o.cmp(v[i], v[j]); c != 0 {
+				return c
+			}
+			return cmpInt(pos[i], pos[j])
+		})
+	}
 	for _, p := range perm {
 		if k := len(uv) - 1; k >= 0 && o.same(uv[k], v[p]) {
 			// The group's first element in (value, position) order
