@@ -132,8 +132,34 @@
 // (linalg_blocked.go); Solve, Inv and LU factor the whole matrix in one
 // task (linalg_decomp.go). Factors come from gonum's LAPACK through
 // package nd (float64 arithmetic; complex only for Inv, Solve and the
-// singular values, through the real embedding). The FFTs (fft.go) transform each block along axes that must
-// be one chunk, as dask's fft_wrap requires.
+// singular values, through the real embedding). The FFTs (fft.go)
+// transform each block along axes that must be one chunk, as dask's
+// fft_wrap requires.
+//
+// # Unknown chunk sizes
+//
+// Some results have a length that only the data decides: x.Index(Mask(m))
+// for a lazy bool m, Nonzero, Argwhere, Flatnonzero, Unique, Bincount.
+// Their chunks along that axis are Unknown (-1), as Dask's NaN chunks,
+// and so is the axis's entry in Shape() (and Size() and Nbytes()); the
+// number of blocks is known. Elementwise operations between arrays with
+// the same unknown chunks (or broadcast against length 1), reductions,
+// Transpose, ExpandDims, Index with All on the unknown axes, Concatenate
+// along one, Rechunk of the known axes, the products, Persist and
+// Compute work; what needs the sizes (Reshape, Rechunk of an unknown
+// axis, positional indexing along one, MapBlocks, Store, …) returns an
+// *Error wrapping ErrUnknownChunks that says to call
+// ComputeChunkSizes, which computes the blocks' shapes and returns the
+// array with known chunks. Arrays whose unknown chunks look alike but
+// differ when computed fail then, not before (unknown.go).
+//
+// # Sorting and counting
+//
+// Sort and ArgSort sort each block along an axis that must be one chunk;
+// Unique, Bincount and the histograms reduce per-block partials in one
+// task; Digitize, SearchSorted and IsIn are blockwise against a small
+// sorted operand. Values compare in numpy's order, NaN last (sortu.go,
+// sortu_kernels.go).
 //
 // # Pictures
 //

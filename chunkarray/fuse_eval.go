@@ -271,6 +271,12 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 		ev.release()
 		return nil, nil, err
 	}
+	// Unknown lengths (unknown.go) are the input blocks'.
+	if shape, err = resolveUnknown(opName, shape, ev.ins); err != nil {
+		ev.release()
+		return nil, nil, err
+	}
+	ev.shape = shape
 	return ev, shape, nil
 }
 
@@ -722,6 +728,9 @@ func (ev *evaluator) reduce(rp reduceP, shape []int) (*nd.Array, error) {
 			return nil, fmt.Errorf("%s: axis %d of a block of %d axes", opReduceFused, ax, len(shape))
 		}
 		red[ax] = true
+	}
+	if emptyPartial(rp, shape) {
+		return nil, nil
 	}
 	if size(shape) == 0 || ev.constant() {
 		// An empty block is not evaluated: its zeros reduce to the
