@@ -141,7 +141,6 @@ func (o *resultsOp) Params() ([]byte, error) {
 }
 
 func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
-	defer recoverUDF(&err, "get_results")
 	c, ok := args[0].(*chunk)
 	if !ok || o.U >= len(c.Bufs) {
 		return nil, fmt.Errorf("udfbridge: results: argument is %T, not a merged result", args[0])
@@ -151,7 +150,7 @@ func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
 		return nil, err
 	}
 	b := bs[o.U]
-	res, _, err := getResults(o.ri, b, c.Bufs[o.U], c.NavSize)
+	res, _, _, err := getResults(o.ri, b, c.Bufs[o.U], c.NavSize, o.ri.roiMask())
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,18 @@ func mergeChunks(ri *runInfo, in []*chunk, all bool) (_ *chunk, err error) {
 		}
 		if pp, ok := b.u.(Preprocessor); ok {
 			mm := m.clone()
-			if err := pp.Preprocess(&Ctx{udf: name, meta: mm, params: b.spec.Params, bufs: dest}); err != nil {
+			frames := make([]int, out.NavSize)
+			for k := range frames {
+				frames[k] = out.NavOrigin + k
+				if roiIdx != nil {
+					frames[k] = roiIdx[out.NavOrigin+k]
+				}
+			}
+			aux, err := ri.mainAux(b, frames)
+			if err != nil {
+				return nil, err
+			}
+			if err := pp.Preprocess(&Ctx{udf: name, meta: mm, params: b.spec.Params, bufs: dest, aux: aux}); err != nil {
 				return nil, &UDFError{UDF: name, Step: "preprocess (main node)", Err: err}
 			}
 		}

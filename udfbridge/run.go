@@ -68,6 +68,7 @@ type Results struct {
 	navShape []int
 	roi      []bool // flat, nil: all
 	raw      map[string]*nd.Array
+	full     map[string]*nd.Array // nav buffers get_results returned nav-shaped
 	masks    map[string]*nd.Array
 	navValid []bool // flat over nav: merged positions
 }
@@ -104,11 +105,15 @@ func (r *Results) RawData(name string) (*nd.Array, error) {
 }
 
 // Data returns a buffer in its user shape: nav buffers as nav+E with the
-// fill value (NaN, 0, false) outside the ROI.
+// fill value (NaN, 0, false) outside the ROI, or as GetResults returned
+// them where it returned them in that shape (LiberTEM keeps those too).
 func (r *Results) Data(name string) (*nd.Array, error) {
 	d, a, err := r.decl(name)
 	if err != nil || d.Kind != Nav {
 		return a, err
+	}
+	if f, ok := r.full[name]; ok {
+		return f, nil
 	}
 	return embedNav(a, r.navShape, r.roi)
 }
@@ -186,7 +191,8 @@ func fillValue(d nd.DType) any {
 // Run runs udfs over ds in one pass and returns each UDF's computed
 // results, in order. See RunLazy for lazy results and RunIter for partial
 // results after each partition.
-func Run(ctx context.Context, ds Dataset, udfs []UDF, opts ...RunOption) ([]*Results, error) {
+func Run(ctx context.Context, ds Dataset, udfs []UDF, opts ...RunOption) (_ []*Results, err error) {
+	defer recoverPanic(&err)
 	p, err := plan(ds, udfs, opts)
 	if err != nil {
 		return nil, err
