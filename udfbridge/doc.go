@@ -21,7 +21,9 @@
 // current tile, frame or partition. Meta is LiberTEM's meta: dataset and
 // partition shapes, Slice (flat nav with the ROI applied), Coordinates,
 // dataset and input dtypes, device class and backend, the ROI, and
-// ValidNavMask inside Merge.
+// ValidNavMask inside Merge, MergeAll and GetResults (flat over the full
+// nav shape; Meta.ValidNav(false) gives it compressed to the ROI, as
+// LiberTEM's get_valid_nav_mask(full_nav=False)).
 //
 // # Tasks rebuild their UDFs
 //
@@ -60,7 +62,9 @@
 // On the main node, before any task: meta without a slice, the method
 // check (tile > frame > partition, or MethodChooser), the declarations,
 // and the merge target: buffers allocated zero-filled (not result_only)
-// and Preprocess run on them, which is how a max-UDF seeds -inf. In each
+// and Preprocess run on them, which is how a max-UDF seeds -inf; this
+// Preprocess sees the aux data of the rows the target covers
+// (ROI-compressed), so a UDF written for the workers runs it unchanged. In each
 // partition task: rebuild, meta.Slice and Coordinates, zero-filled
 // partition buffers, TaskData, Preprocess, process, Postprocess. Then the
 // merges, then GetResults. semantics_completeness_test.go has one row per
@@ -77,6 +81,12 @@
 // in RawData, nav+E in Data with the fill value (NaN, 0, false) outside
 // the ROI; sig buffers sig+E; single buffers E or (1,). Private buffers
 // are merged and dropped; result_only ones exist only on the main node.
+// What GetResults returns is brought to the declared shape as LiberTEM
+// does: sig and single arrays of the declared size are reshaped (a 0-d
+// value for a single buffer declared (1,) becomes (1,)); a nav array is
+// taken flat and ROI-compressed, (r,)+E, or in the full nav shape nav+E,
+// which Data then returns as it is (RawData compressed to the ROI; the
+// lazy Data form of RunLazy puts the fill value outside the ROI).
 //
 // # Merges and why a tree
 //

@@ -43,7 +43,8 @@ type PartitionProcessor interface {
 }
 
 // Preprocessor runs before processing, on each task's partition buffers,
-// and once on the main node on the full (merge target) buffers.
+// and on the main node on each merge target's buffers (Meta.Partition is
+// -1 there); both see the aux data of their rows through Ctx.Aux.
 type Preprocessor interface {
 	Preprocess(c *Ctx) error
 }
@@ -72,8 +73,9 @@ type MergeAller interface {
 }
 
 // ResultGetter computes the final results from the merged buffers, on the
-// main node, lazily when results are first read. It returns a subset of the
-// declared non-private buffers; the rest pass through unchanged.
+// main node. It returns a subset of the declared non-private buffers; the
+// rest pass through unchanged. Meta.ValidNavMask holds the merged
+// positions and Ctx.Aux the aux data (ROI-compressed).
 type ResultGetter interface {
 	GetResults(c *Ctx) (map[string]*nd.Array, error)
 }
