@@ -401,6 +401,11 @@ func (p *runPlan) scheduler() sched.Scheduler {
 	return sched.Threaded{Workers: runtime.GOMAXPROCS(0)}
 }
 
+// compute runs keys of g on the run's scheduler.
+func (p *runPlan) compute(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]any, error) {
+	return p.scheduler().Get(ctx, g, keys)
+}
+
 // partitions returns the indices of the partitions with ROI frames.
 func (p *runPlan) nonEmpty() []int {
 	var out []int
@@ -462,12 +467,12 @@ func (p *runPlan) buildGraph(g *graph.Graph, tok string, parts []int) (graph.Key
 	if p.ri.Merge == MergeLinear {
 		prev := level[0]
 		k := graph.BlockKey("udf-merge-"+tok, 0)
-		if err := g.AddTask(k, mop(false), graph.Ref(prev)); err != nil {
+		if err := g.AddTask(k, &mergeOp{ri: p.ri, Extend: true}, graph.Ref(prev)); err != nil {
 			return "", err
 		}
 		for j := 1; j < len(level); j++ {
 			nk := graph.BlockKey("udf-merge-"+tok, j)
-			if err := g.AddTask(nk, mop(false), graph.Ref(k), graph.Ref(level[j])); err != nil {
+			if err := g.AddTask(nk, &mergeOp{ri: p.ri, Extend: true}, graph.Ref(k), graph.Ref(level[j])); err != nil {
 				return "", err
 			}
 			k = nk
@@ -505,7 +510,7 @@ func (p *runPlan) run(ctx context.Context) ([]*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := p.scheduler().Get(ctx, g, []graph.Key{root})
+	vals, err := p.compute(ctx, g, []graph.Key{root})
 	if err != nil {
 		return nil, err
 	}
@@ -687,6 +692,7 @@ type opHeader struct {
 	Start int    `json:",omitempty"`
 	Stop  int    `json:",omitempty"`
 	All   bool   `json:",omitempty"`
+	Ext   bool   `json:",omitempty"`
 	U     int    `json:",omitempty"`
 	Buf   string `json:",omitempty"`
 }
@@ -760,7 +766,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &mergeOp{ri: ri, All: h.All}, nil
+		return &mergeOp{ri: ri, All: h.All, Extend: h.Ext}, nil
 	})
 }
 
@@ -786,13 +792,5 @@ func (ri *runInfo) with(udfs []udfSpec, roi []bool) *runInfo {
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
 		*err = &sched.PanicError{Value: r, Stack: debug.Stack()}
-	}
-}
-
-// recoverUDF turns a panic of UDF code run on the main node (get_results,
-// merges in RunIter) into an error, as the schedulers do inside tasks.
-func recoverUDF(err *error, step string) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("udfbridge: %s panicked: %v", step, r)
 	}
 }

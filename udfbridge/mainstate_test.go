@@ -109,7 +109,9 @@ func init() {
 
 // mainStateWant checks one UDF's results against the formulas for a run
 // (or step) whose merged positions are valid (flat over nav) under roi.
-func mainStateWant(t *testing.T, what string, r *Results, nav []int, roi, valid []bool) {
+// The main-node Preprocess runs once over the whole run's ROI rows
+// (auxROI), in RunIter too, as LiberTEM's does.
+func mainStateWant(t *testing.T, what string, r *Results, nav []int, roi, valid, auxROI []bool) {
 	t.Helper()
 	n := shapeProd(nav)
 	in := func(i int) bool { return roi == nil || roi[i] }
@@ -117,6 +119,8 @@ func mainStateWant(t *testing.T, what string, r *Results, nav []int, roi, valid 
 	for i := 0; i < n; i++ {
 		if in(i) {
 			nr++
+		}
+		if auxROI == nil || auxROI[i] {
 			sum += float64(i + 1)
 		}
 	}
@@ -196,7 +200,7 @@ func TestMainNodeStateRun(t *testing.T) {
 					for i := range valid {
 						valid[i] = roi == nil || roi[i]
 					}
-					mainStateWant(t, what, res[0], nav, roi, valid)
+					mainStateWant(t, what, res[0], nav, roi, valid, roi)
 				}
 			}
 		}
@@ -217,7 +221,7 @@ func TestMainNodeStateIter(t *testing.T) {
 		p := it.Partial()
 		damage, _ := nd.Values[bool](p.Damage.Contiguous())
 		// A step equals a run with roi = damage: the valid mask is the damage.
-		mainStateWant(t, fmt.Sprintf("step %d", p.Done), p.Results[0], nav, damage, damage)
+		mainStateWant(t, fmt.Sprintf("step %d", p.Done), p.Results[0], nav, damage, damage, roi)
 		steps++
 	}
 	if err := it.Err(); err != nil {

@@ -60,6 +60,12 @@ type Postprocessor interface {
 // associative with the main-node buffers (zero-filled, then Preprocess) as
 // identity, since tessera merges in a tree (see doc.go); ask for
 // MergeLinear otherwise.
+//
+// Calls per run of P non-empty partitions: MergeLinear, RunIter and the
+// merge_all node's fallback merge each partition once (P calls, into a
+// target preprocessed once); the tree merges the two children of each of
+// its P-1 nodes into fresh buffers, 2(P-1) calls (1 when P = 1), since a
+// child that is itself a merge is merged again one level up.
 type Merger interface {
 	Merge(c *MergeCtx, dest, src map[string]*nd.Array) error
 }
