@@ -48,7 +48,9 @@
 // earlier merges, adjacent in flat nav order) into fresh main-node buffers
 // (zero-filled, then Preprocess) over their union. The merge tree pairs
 // neighbours level by level, the left covering the earlier partitions; the
-// linear chain merges each partition into the previous result; the
+// linear chain, as LiberTEM's main node, allocates and preprocesses the
+// target once over every ROI row and merges each partition once into a
+// copy of the chain so far (P Merge calls; the tree makes 2(P-1)); the
 // merge_all node takes every partition at once and calls MergeAll (or
 // concatenates, for UDFs with nav buffers only and no Merge), falling back
 // to ordered Merge calls for UDFs without it. Tree merges therefore assume
@@ -121,6 +123,10 @@
 //
 // RunIter processes and merges one non-empty partition per Next (one step
 // when there is none); each Partial equals a run with roi = Damage.
+// Each partition is merged once, when processed, with the parameters then
+// in force, into a target allocated and preprocessed once (so a main-node
+// Preprocess that looks at every row, such as a sum of aux data, sees the
+// whole ROI at every step, as in LiberTEM).
 // UpdateUDF changes parameters for partitions still to come; a cancelled
 // ctx ends it with an error saying how many partitions were done. Each
 // step runs GetResults on the partial merge (eager, as Run).
