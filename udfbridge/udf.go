@@ -148,7 +148,8 @@ type Backender interface {
 // AuxDataer gives per-nav-position parameters (LiberTEM aux data): arrays
 // of shape nav+E or (n,)+E, viewed per tile, frame or partition like nav
 // buffers through Ctx.Aux. They are part of the UDF's parameters: the UDF
-// must encode them in Params (EncodeArray helps).
+// must encode them in Params (an EncodedArray field per array, made with
+// EncodeArray and read back with its Decode in the factory).
 type AuxDataer interface {
 	AuxData() (map[string]*nd.Array, error)
 }
