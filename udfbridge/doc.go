@@ -136,6 +136,10 @@
 //   - Merges form a tree by default (MergeLinear for LiberTEM's chain).
 //   - Run computes GetResults eagerly (see Lazy results).
 //   - Masked data is a (data, valid) pair: Go has no masked arrays.
+//   - No dtype=object or 'S1' buffers: buffers are nd.Arrays of numbers
+//     and bools; declaring ObjectDType or BytesDType is a *BufferError
+//     wrapping ErrUnsupportedDType, which says what to use instead (Uint8
+//     for 'S1').
 //   - UDFs are rebuilt from registered names and parameters, not pickled.
 //   - A run uses the CPU unless WithBackend picks CUDA (no automatic pick:
 //     see backend.go). WithBackend(BackendCUDA) needs the cuda build tag

@@ -146,6 +146,12 @@ func validateUDF(u UDF, s udfSpec, m *Meta) (*built, error) {
 			return nil, &BufferError{UDF: s.Name, Buffer: d.Name, Err: fmt.Errorf("declared twice")}
 		case d.Kind < Nav || d.Kind > Single:
 			return nil, &BufferError{UDF: s.Name, Buffer: d.Name, Err: fmt.Errorf("invalid kind %v", d.Kind)}
+		case d.DType == ObjectDType || d.DType == BytesDType:
+			what := "dtype=object"
+			if d.DType == BytesDType {
+				what = "dtype 'S1'"
+			}
+			return nil, &BufferError{UDF: s.Name, Buffer: d.Name, Err: fmt.Errorf("%s: %w", what, ErrUnsupportedDType)}
 		case d.DType != nd.Invalid && !d.DType.Valid():
 			return nil, &BufferError{UDF: s.Name, Buffer: d.Name, Err: fmt.Errorf("invalid dtype %v", d.DType)}
 		}

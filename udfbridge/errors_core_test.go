@@ -171,3 +171,47 @@ func TestEncodedArrayRoundTrip(t *testing.T) {
 		t.Error("dtype object: no error")
 	}
 }
+
+// tDTypeDecl declares one buffer of kind K and dtype D.
+type tDTypeDecl struct {
+	K BufferKind
+	D nd.DType
+}
+
+func (u tDTypeDecl) Name() string            { return "test.dtypedecl" }
+func (u tDTypeDecl) Params() ([]byte, error) { return json.Marshal(u) }
+func (u tDTypeDecl) Buffers(*Meta) ([]BufferDecl, error) {
+	return []BufferDecl{{Name: "b", Kind: u.K, DType: u.D}}, nil
+}
+func (u tDTypeDecl) ProcessFrame(*Ctx, *nd.Array) error                                { return nil }
+func (u tDTypeDecl) Merge(*MergeCtx, map[string]*nd.Array, map[string]*nd.Array) error { return nil }
+
+func init() {
+	RegisterUDF("test.dtypedecl", func(p []byte) (UDF, error) {
+		var u tDTypeDecl
+		return u, json.Unmarshal(p, &u)
+	})
+}
+
+// LiberTEM's dtype=object single buffers and 'S1' nav buffers are refused
+// at plan time with an error that says why and what to use instead.
+func TestObjectAndBytesBuffersRefused(t *testing.T) {
+	ds, _, _ := coreMemDS(t, nd.Float32)
+	for _, k := range []BufferKind{Nav, Sig, Single} {
+		for _, d := range []nd.DType{ObjectDType, BytesDType} {
+			_, err := Run(context.Background(), ds, []UDF{tDTypeDecl{K: k, D: d}}, WithScheduler(sched.Sync{}))
+			var be *BufferError
+			if !errors.As(err, &be) || be.Buffer != "b" || !errors.Is(err, ErrUnsupportedDType) {
+				t.Errorf("%v %v: got %v, want a *BufferError naming b and wrapping ErrUnsupportedDType", k, d, err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "Uint8") {
+				t.Errorf("%v: %v does not say what to use instead", d, err)
+			}
+		}
+	}
+	// Another invalid dtype is not mistaken for these.
+	_, err := Run(context.Background(), ds, []UDF{tDTypeDecl{K: Nav, D: nd.DType(0x80)}}, WithScheduler(sched.Sync{}))
+	if err == nil || errors.Is(err, ErrUnsupportedDType) {
+		t.Errorf("dtype 0x80: %v", err)
+	}
+}
