@@ -97,6 +97,16 @@
 // for the slowest partition of the whole run. The valid nav mask inside
 // Merge shows the positions merged before the src within that merge node.
 //
+// # Compute options
+//
+// WithScheduler, WithOptimize, WithCallbacks and WithProgress configure
+// every computation of a run as chunkarray's options configure Compute
+// (sched.ComputeConfig): Run's graph, each RunIter step, and RunLazy's
+// results when computed with LazyResults.Compute or its Options. The
+// optimization (optimize.Optimize) is on by default, as for the
+// collections. WithProgress draws sched's progress bar, as LiberTEM's
+// run_udf(progress=True); RunIter draws one bar over its partitions.
+//
 // # Lazy results
 //
 // RunLazy returns, per UDF, Arrays (Data form) and Raw (RawData form) as
@@ -157,8 +167,12 @@
 // merge_all returning wrong names, dtypes or shapes, sig or single buffers
 // without Merge, an unimplemented method) returns a *UDFError or
 // *BufferError naming the UDF and the buffer, never a partial result. A
-// UDF that panics inside a task fails the run with the scheduler's
-// *sched.TaskError wrapping a *sched.PanicError.
+// UDF that panics inside a task (process, Merge, MergeAll, main-node
+// Preprocess in a merge) fails the run with the scheduler's
+// *sched.TaskError wrapping a *sched.PanicError with the value and the
+// stack; one that panics on the calling goroutine (GetResults in Run,
+// RunIter's merges) fails it with a *sched.PanicError, recovered only at
+// the exported entry points (Run, Iter.Next).
 //
 // A dataset file (raw, npy, zarr) that cannot hold what it declares is a
 // *DatasetError naming the file, refused at open before anything is sized

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -400,16 +399,11 @@ type runPlan struct {
 	bounds []int
 }
 
-func (p *runPlan) scheduler() sched.Scheduler {
-	if p.cfg.sched != nil {
-		return p.cfg.sched
-	}
-	return sched.Threaded{Workers: runtime.GOMAXPROCS(0)}
-}
-
-// compute runs keys of g on the run's scheduler.
-func (p *runPlan) compute(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]any, error) {
-	return p.scheduler().Get(ctx, g, keys)
+// compute runs keys of g as the run is configured (scheduler, callbacks,
+// optimization: sched.ComputeConfig, as the collections' Compute), with
+// the progress bar when bar is true.
+func (p *runPlan) compute(ctx context.Context, g *graph.Graph, keys []graph.Key, bar bool) ([]any, error) {
+	return p.cfg.computeConfig(bar).Run(ctx, g, keys)
 }
 
 // partitions returns the indices of the partitions with ROI frames.
@@ -516,7 +510,7 @@ func (p *runPlan) run(ctx context.Context) ([]*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := p.compute(ctx, g, []graph.Key{root})
+	vals, err := p.compute(ctx, g, []graph.Key{root}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,47 @@ type Iter struct {
 	acc    []map[string]*nd.Array
 	merged int    // ROI rows merged so far (a prefix: partitions go in order)
 	valid  []bool // flat over nav: the positions merged so far
+
+	// WithProgress: one bar over the partitions, sched's, driven through
+	// its callbacks by the steps (a step's own computation draws none).
+	bar     *sched.Callbacks
+	barKeys []graph.Key
+}
+
+// startBar starts the bar over the run's partitions (one step at least).
+func (it *Iter) startBar() error {
+	if !it.p.cfg.withBar || it.bar != nil {
+		return nil
+	}
+	n := max(len(it.parts), 1)
+	g := graph.New(n)
+	op := &graph.FuncOp{OpName: "udfbridge.step", Fn: func(context.Context, []any) (any, error) { return nil, nil }}
+	for i := range n {
+		k := graph.BlockKey("udf-step", i)
+		if err := g.AddTask(k, op); err != nil {
+			return err
+		}
+		it.barKeys = append(it.barKeys, k)
+	}
+	it.bar = sched.ProgressTo(it.p.cfg.progress)
+	it.bar.Start(g)
+	return nil
+}
+
+// endBar ends the bar, once.
+func (it *Iter) endBar(err error) {
+	if it.bar != nil && it.barKeys != nil {
+		it.bar.Finish(err)
+		it.barKeys = nil
+	}
+}
+
+// Close ends the iteration early: it draws the progress bar's last line
+// (WithProgress). Leaving the loop after Next returned false needs no
+// Close; calling it then, or twice, does nothing.
+func (it *Iter) Close() {
+	it.ended = true
+	it.endBar(it.err)
 }
 
 // RunIter plans a run whose partitions are processed and merged one by one
@@ -96,11 +137,23 @@ func (it *Iter) Next(ctx context.Context) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			it.err, ok = &sched.PanicError{Value: r, Stack: debug.Stack()}, false
+			it.endBar(it.err)
 		}
 	}()
-	if err := it.step(ctx); err != nil {
+	if err := it.startBar(); err != nil {
 		it.err = err
 		return false
+	}
+	if err := it.step(ctx); err != nil {
+		it.err = err
+		it.endBar(err)
+		return false
+	}
+	if it.bar != nil && it.barKeys != nil {
+		it.bar.Posttask(it.barKeys[max(it.done-1, 0)], nil, nil, 0)
+	}
+	if it.ended {
+		it.endBar(nil)
 	}
 	return true
 }
@@ -137,7 +190,7 @@ func (it *Iter) step(ctx context.Context) error {
 		if err := g.Set(k, partitionNode(&partOp{ri: ri, Part: i, Start: it.p.bounds[i], Stop: it.p.bounds[i+1]})); err != nil {
 			return err
 		}
-		vals, err := it.p.compute(ctx, g, []graph.Key{k})
+		vals, err := it.p.compute(ctx, g, []graph.Key{k}, false)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("udfbridge: run cancelled after %d of %d partitions: %w", it.done, total, err)

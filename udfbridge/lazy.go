@@ -28,10 +28,44 @@ type LazyResults struct {
 	Raw map[string]*chunkarray.Array
 	// Names lists the returned buffers in declaration order.
 	Names []string
+	// Options are the run's compute options (WithScheduler, WithOptimize,
+	// WithCallbacks, WithProgress) as chunkarray options: Compute uses
+	// them, and chunkarray.Compute(ctx, arrays, lr.Options...) computes
+	// arrays of several UDFs of the run with them.
+	Options []chunkarray.Option
+}
+
+// Compute computes the named buffers (all of Names when none is named) in
+// one computation configured as the run was (Options), in the Data form,
+// and returns them by name.
+func (lr *LazyResults) Compute(ctx context.Context, names ...string) (map[string]*nd.Array, error) {
+	if len(names) == 0 {
+		names = lr.Names
+	}
+	arrs := make([]*chunkarray.Array, len(names))
+	for i, n := range names {
+		a, ok := lr.Arrays[n]
+		if !ok {
+			return nil, &BufferError{UDF: lr.UDF, Buffer: n, Err: fmt.Errorf("no such result buffer (have %v)", lr.Names)}
+		}
+		arrs[i] = a
+	}
+	vals, err := chunkarray.Compute(ctx, arrs, lr.Options...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*nd.Array, len(names))
+	for i, n := range names {
+		out[n] = vals[i]
+	}
+	return out, nil
 }
 
 // RunLazy plans a run and returns lazy results, one per UDF: nothing is
-// read until an array is computed. The graph of every array holds the
+// read until an array is computed. The run's compute options (scheduler,
+// callbacks, optimization, progress) apply when the results are computed
+// with LazyResults.Compute or with their Options; chunkarray.Compute
+// without them uses its own defaults, as for any array. The graph of every array holds the
 // partition tasks, the merge, a get_results node per UDF and, for nav
 // buffers, one slicing node per partition.
 //
@@ -59,7 +93,7 @@ func RunLazy(ds Dataset, udfs []UDF, opts ...RunOption) ([]*LazyResults, error) 
 	r := origins[nParts]
 	out := make([]*LazyResults, len(p.main))
 	for u, b := range p.main {
-		lr := &LazyResults{UDF: b.spec.Name, Arrays: map[string]*chunkarray.Array{}, Raw: map[string]*chunkarray.Array{}}
+		lr := &LazyResults{UDF: b.spec.Name, Arrays: map[string]*chunkarray.Array{}, Raw: map[string]*chunkarray.Array{}, Options: p.cfg.options(true)}
 		fk := graph.BlockKey("udf-results-"+tok, u)
 		if err := g.AddTask(fk, &resultsOp{ri: ri, U: u}, graph.Ref(root)); err != nil {
 			return nil, err
