@@ -174,6 +174,13 @@
 // RunIter's merges) fails it with a *sched.PanicError, recovered only at
 // the exported entry points (Run, Iter.Next).
 //
+// # Writing a Dataset
+//
+// A new Dataset (a detector format) is checked in one line with package
+// udftest: udftest.CheckDataset(t, ds, data), data being its content read
+// by an independent path. NewTaskReader gives the reader a partition task
+// uses, for suites and benchmarks outside the package.
+//
 // A dataset file (raw, npy, zarr) that cannot hold what it declares is a
 // *DatasetError naming the file, refused at open before anything is sized
 // from it: nav × sig × itemsize is multiplied with overflow checks
