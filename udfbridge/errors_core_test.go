@@ -215,3 +215,32 @@ func TestObjectAndBytesBuffersRefused(t *testing.T) {
 		t.Errorf("dtype 0x80: %v", err)
 	}
 }
+
+// tFailDecl panics in Buffers, which the plan calls on the main node.
+type tFailDecl struct{}
+
+func (tFailDecl) Name() string                        { return "test.panicdecl" }
+func (tFailDecl) Params() ([]byte, error)             { return nil, nil }
+func (tFailDecl) Buffers(*Meta) ([]BufferDecl, error) { panic("tFail panics in buffers") }
+func (tFailDecl) ProcessFrame(*Ctx, *nd.Array) error  { return nil }
+
+func init() { RegisterUDF("test.panicdecl", func([]byte) (UDF, error) { return tFailDecl{}, nil }) }
+
+// A panic while planning (Buffers) is recovered by each entry point, and
+// one in an AutoUDF function keeps its value and stack too.
+func TestPlanPanicsRecovered(t *testing.T) {
+	ds, _, _ := coreMemDS(t, nd.Float32)
+	_, err := Run(context.Background(), ds, []UDF{tFailDecl{}})
+	panicOf(t, "Run", err, false)
+	_, err = RunLazy(ds, []UDF{tFailDecl{}})
+	panicOf(t, "RunLazy", err, false)
+	_, err = RunIter(ds, []UDF{tFailDecl{}})
+	panicOf(t, "RunIter", err, false)
+
+	_, err = Run(context.Background(), ds, []UDF{Map(func(*nd.Array) (*nd.Array, error) { panic("tFail panics in a map function") })})
+	var pe *sched.PanicError
+	var ue *UDFError
+	if !errors.As(err, &pe) || !errors.As(err, &ue) || ue.UDF != "AutoUDF" || !bytes.Contains(pe.Stack, []byte("TestPlanPanicsRecovered")) {
+		t.Errorf("AutoUDF panic: %v, want a *UDFError naming AutoUDF around a *sched.PanicError with the stack", err)
+	}
+}

@@ -95,7 +95,8 @@ func (it *Iter) Close() {
 // in force when it was processed: a run of P non-empty partitions calls
 // each UDF's Merge P times. UDFs need Merge or nav buffers only (MergeAll
 // alone cannot merge one partition at a time).
-func RunIter(ds Dataset, udfs []UDF, opts ...RunOption) (*Iter, error) {
+func RunIter(ds Dataset, udfs []UDF, opts ...RunOption) (_ *Iter, err error) {
+	defer recoverPanic(&err)
 	p, err := plan(ds, udfs, opts)
 	if err != nil {
 		return nil, err

@@ -73,7 +73,8 @@ func (lr *LazyResults) Compute(ctx context.Context, names ...string) (map[string
 // depends on the merge and get_results (which may look at all of the
 // data), so computing one block still runs every partition; what the
 // chunking buys is that downstream array operations stay blockwise.
-func RunLazy(ds Dataset, udfs []UDF, opts ...RunOption) ([]*LazyResults, error) {
+func RunLazy(ds Dataset, udfs []UDF, opts ...RunOption) (_ []*LazyResults, err error) {
+	defer recoverPanic(&err)
 	p, err := plan(ds, udfs, opts)
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func (ri *runInfo) mainAux(b *built, frames []int) (map[string]*nd.Array, error)
 func getResults(ri *runInfo, b *built, bufs map[string]*nd.Array, r int, valid []bool) (raw, full, masks map[string]*nd.Array, err error) {
 	name := b.spec.Name
 	m := ri.mainMeta()
-	m.ValidNavMask = valid
+	m.ValidNavMask = slices.Clone(valid) // the UDF's to keep or change
 	aux, err := ri.mainAux(b, ri.roiFrames(0, ri.n()))
 	if err != nil {
 		return nil, nil, nil, err
