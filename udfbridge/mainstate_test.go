@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -285,5 +286,66 @@ func TestGetResultsShapeRefused(t *testing.T) {
 	var be *BufferError
 	if !errors.As(err, &be) || be.Buffer != "fullnav" {
 		t.Fatalf("got %v, want a *BufferError naming fullnav", err)
+	}
+}
+
+// tF32Acc keeps float32 buffers and adds the float64 frame sums to them
+// in place (numpy: buf[:] += frame.sum() with casting='same_kind').
+type tF32Acc struct{}
+
+func (tF32Acc) Name() string                  { return "test.f32acc" }
+func (tF32Acc) Params() ([]byte, error)       { return nil, nil }
+func (tF32Acc) PreferredInputDType() nd.DType { return nd.Float64 }
+func (tF32Acc) Buffers(*Meta) ([]BufferDecl, error) {
+	return []BufferDecl{NavBuffer("s", nd.Float32), SingleBuffer("tot", nd.Float32)}, nil
+}
+func (tF32Acc) ProcessFrame(c *Ctx, f *nd.Array) error {
+	s, err := nd.Reduce(nd.Sum, f, nil, false)
+	if err != nil {
+		return err
+	}
+	// (1,), not 0-d: a 0-d float64 is cast by value to float32 first
+	// (numpy 1.x), an array goes through the same-kind output cast.
+	if s, err = s.Reshape(1); err != nil {
+		return err
+	}
+	if err := nd.BinaryInto(nd.Add, c.Buf("s"), c.Buf("s"), s); err != nil {
+		return err
+	}
+	return nd.BinaryInto(nd.Add, c.Buf("tot"), c.Buf("tot"), s)
+}
+func (tF32Acc) Merge(c *MergeCtx, dest, src map[string]*nd.Array) error {
+	if err := nd.Assign(dest["s"], src["s"]); err != nil {
+		return err
+	}
+	return nd.BinaryInto(nd.Add, dest["tot"], dest["tot"], src["tot"])
+}
+
+func init() { RegisterUDF("test.f32acc", func([]byte) (UDF, error) { return tF32Acc{}, nil }) }
+
+// Buffer updates with numpy's same-kind in-place cast: float32 buffers
+// take float64 sums, rounded to float32 as numpy rounds them.
+func TestBufferUpdateSameKind(t *testing.T) {
+	ds, nav, sig := coreMemDS(t, nd.Float64)
+	res, err := Run(context.Background(), ds, []UDF{tF32Acc{}}, WithPartitions(3), WithScheduler(sched.Sync{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := c128(t, coreData(t, nd.Float64, nav, sig, 11))
+	s := shapeProd(sig)
+	got, _ := res[0].RawData("s")
+	gv, _ := nd.Values[float32](got.Contiguous())
+	for i := range gv {
+		w := 0.0
+		for j := 0; j < s; j++ {
+			w += real(vals[i*s+j])
+		}
+		if math.Abs(float64(gv[i])-w) > 1e-6*math.Abs(w)+1e-6 {
+			t.Fatalf("s[%d] = %v, want float32(%v)", i, gv[i], w)
+		}
+	}
+	tot, _ := res[0].Data("tot")
+	if tot.DType() != nd.Float32 {
+		t.Fatalf("tot is %v", tot.DType())
 	}
 }
