@@ -87,8 +87,8 @@
 // does: sig and single arrays of the declared size are reshaped (a 0-d
 // value for a single buffer declared (1,) becomes (1,)); a nav array is
 // taken flat and ROI-compressed, (r,)+E, or in the full nav shape nav+E,
-// which Data then returns as it is (RawData compressed to the ROI; the
-// lazy Data form of RunLazy puts the fill value outside the ROI).
+// which Data (and RunLazy's Data form) then returns as it is (RawData
+// compressed to the ROI).
 //
 // # Merges and why a tree
 //

@@ -185,7 +185,7 @@ func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
 		return nil, err
 	}
 	b := bs[o.U]
-	res, _, _, err := getResults(o.ri, b, c.Bufs[o.U], c.NavSize, o.ri.roiMask())
+	res, full, _, err := getResults(o.ri, b, c.Bufs[o.U], c.NavSize, o.ri.roiMask())
 	if err != nil {
 		return nil, err
 	}
@@ -200,8 +200,23 @@ func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
 			l = append(l, d.Name, a)
 		}
 	}
+	// Nav buffers get_results returned nav-shaped, for the Data form.
+	for _, d := range b.decls {
+		if a, ok := full[d.Name]; ok {
+			if a.DType() != d.dtype() {
+				if a, err = a.AsType(d.dtype()); err != nil {
+					return nil, &BufferError{UDF: b.spec.Name, Buffer: d.Name, Err: err}
+				}
+			}
+			l = append(l, fullKey+d.Name, a)
+		}
+	}
 	return l, nil
 }
+
+// fullKey prefixes, in a resultsOp's value, a nav buffer that get_results
+// returned in the nav shape (no buffer name holds a NUL).
+const fullKey = "full\x00"
 
 func pickResult(l []any, name string) (*nd.Array, error) {
 	for i := 0; i+1 < len(l); i += 2 {
@@ -278,6 +293,19 @@ func (o *navBlockOp) Run(_ context.Context, args []any) (any, error) {
 	}
 	if o.Raw {
 		return rows.Contiguous(), nil
+	}
+	if f, err := pickResult(l, fullKey+o.Buf); err == nil {
+		// Returned nav-shaped: the partition's frames as they are.
+		sh := f.Shape()
+		flat, err := f.Contiguous().Reshape(append([]int{o.ri.n()}, sh[len(o.ri.NavShape):]...)...)
+		if err != nil {
+			return nil, err
+		}
+		v, err := rowsView(flat, o.Start, o.Stop-o.Start)
+		if err != nil {
+			return nil, err
+		}
+		return v.Contiguous(), nil
 	}
 	return embedNav(rows, []int{o.Stop - o.Start}, roi)
 }

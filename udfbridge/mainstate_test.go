@@ -242,7 +242,7 @@ func TestMainNodeStateLazy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := chunkarray.Compute(context.Background(), []*chunkarray.Array{lazy[0].Arrays["validfull"], lazy[0].Arrays["zerod"], lazy[0].Arrays["mainaux"]}, chunkarray.WithScheduler(sched.Sync{}))
+	got, err := chunkarray.Compute(context.Background(), []*chunkarray.Array{lazy[0].Arrays["validfull"], lazy[0].Arrays["zerod"], lazy[0].Arrays["mainaux"], lazy[0].Arrays["fullnav"], lazy[0].Raw["fullnav"]}, chunkarray.WithScheduler(sched.Sync{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,6 +261,24 @@ func TestMainNodeStateLazy(t *testing.T) {
 	}
 	if ma, _ := nd.Values[float64](got[2].Contiguous()); ma[0] != sum {
 		t.Errorf("lazy main-node aux sum %v, want %v", ma, sum)
+	}
+	// The nav-shaped result: Data as returned, RawData ROI-compressed.
+	fd, _ := nd.Values[float64](got[3].Contiguous())
+	fr, _ := nd.Values[float64](got[4].Contiguous())
+	if !slices.Equal(got[3].Shape(), nav) {
+		t.Fatalf("lazy fullnav Data shape %v", got[3].Shape())
+	}
+	var wantRaw []float64
+	for i := range fd {
+		if fd[i] != float64(i) {
+			t.Fatalf("lazy fullnav Data[%d] = %v, want %d", i, fd[i], i)
+		}
+		if roi[i] {
+			wantRaw = append(wantRaw, float64(i))
+		}
+	}
+	if !slices.Equal(fr, wantRaw) {
+		t.Errorf("lazy fullnav RawData %v, want %v", fr, wantRaw)
 	}
 }
 
