@@ -173,10 +173,10 @@ func asArray(opName string, v any) *Array {
 // Round is np.round (np.around) / da.round: half to even, to decimals
 // places (negative: to tens, hundreds, ...), in numpy's arithmetic: x
 // times 10**decimals, cast back to x's dtype, rounded, divided and cast
-// again (so float32 rounds in float32); integers are returned as they are
-// for decimals >= 0 and rounded through float64 otherwise; complex
-// numbers have both parts rounded; bools are an error (numpy's
-// UFuncTypeError).
+// again (so float32 rounds in float32); decimals 0 is Rint; integers are
+// returned as they are for decimals >= 0 and rounded through float64
+// otherwise; complex numbers have both parts rounded; bools are an error
+// (numpy's UFuncTypeError) but for decimals 0.
 func Round(a any, decimals int) *Array {
 	const name = "round"
 	x := asArray(name, a)
@@ -185,10 +185,12 @@ func Round(a any, decimals int) *Array {
 	}
 	d := x.dtype
 	switch {
-	case d == nd.Bool:
-		return errArray(&Error{Op: name, Reason: "bool arrays cannot be rounded (numpy: cannot cast the float64 output to bool)", Err: &nd.TypeError{Op: name, DTypes: []nd.DType{d}, Reason: "not supported for booleans"}})
 	case d.IsInteger() && decimals >= 0:
 		return x
+	case decimals == 0:
+		return x.Rint() // bools too (float32 here, float16 in numpy)
+	case d == nd.Bool:
+		return errArray(&Error{Op: name, Reason: "bool arrays cannot be rounded to decimals other than 0 (numpy: cannot cast the float64 output to bool)", Err: &nd.TypeError{Op: name, DTypes: []nd.DType{d}, Reason: "not supported for booleans"}})
 	case d.IsInteger():
 		f := math.Pow10(-decimals)
 		return Div(x, f).Rint().Mul(f).AsType(d)

@@ -559,7 +559,7 @@ func complexUfuncUnary[T complexT, F float](op UnaryOp, dst, a *Array) {
 	case Sign:
 		f = csign
 	case Reciprocal:
-		f = func(z complex128) complex128 { return smithDiv(1, z) }
+		f = creciprocal
 	case Conj:
 		f = cmplx.Conj
 	case Log10:
@@ -583,7 +583,7 @@ func complexUfuncUnary[T complexT, F float](op UnaryOp, dst, a *Array) {
 	case Arccos:
 		f = cmplx.Acos
 	case Arctan:
-		f = cmplx.Atan
+		f = catan
 	case Arcsinh:
 		f = cmplx.Asinh
 	case Arccosh:
@@ -624,6 +624,29 @@ func csign(z complex128) complex128 {
 		return 0
 	}
 	return complex(math.NaN(), 0)
+}
+
+// creciprocal is numpy's complex reciprocal (1/0 is nan+nanj).
+func creciprocal(z complex128) complex128 {
+	re, im := real(z), imag(z)
+	if math.Abs(im) <= math.Abs(re) {
+		r := im / re
+		d := re + im*r
+		return complex(1/d, -r/d)
+	}
+	r := re / im
+	d := re*r + im
+	return complex(r/d, -1/d)
+}
+
+// catan is cmplx.Atan with C99's branch cuts: on the cut (a zero real
+// part, |imaginary part| > 1) the real part is ±π/2 with the zero's sign.
+func catan(z complex128) complex128 {
+	r := cmplx.Atan(z)
+	if real(z) == 0 && math.Abs(imag(z)) > 1 {
+		return complex(math.Copysign(math.Pi/2, real(z)), imag(r))
+	}
+	return r
 }
 
 // clog1p is numpy's complex log1p: log|1+z| + i·arg(1+z).
