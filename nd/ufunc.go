@@ -394,13 +394,13 @@ func floatUfuncUnary[T float](op UnaryOp, dst, a *Array) {
 	var k func(d, x []T)
 	switch op {
 	case Floor:
-		k = mathK[T](math.Floor)
+		k = floorK[T]
 	case Ceil:
-		k = mathK[T](math.Ceil)
+		k = ceilK[T]
 	case Trunc:
-		k = mathK[T](math.Trunc)
+		k = truncK[T]
 	case Rint:
-		k = mathK[T](math.RoundToEven)
+		k = rintK[T]
 	case Sign:
 		k = signFloatK[T]
 	case Reciprocal:
@@ -465,6 +465,37 @@ func floatUfuncUnary[T float](op UnaryOp, dst, a *Array) {
 		panic("nd: no float loop for " + op.String())
 	}
 	runUnary(k, dst, a)
+}
+
+// The rounding kernels call math's functions directly, which the
+// compiler turns into one rounding instruction where the CPU has one.
+
+func floorK[T float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Floor(float64(a[i])))
+	}
+}
+
+func ceilK[T float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Ceil(float64(a[i])))
+	}
+}
+
+func truncK[T float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Trunc(float64(a[i])))
+	}
+}
+
+func rintK[T float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.RoundToEven(float64(a[i])))
+	}
 }
 
 // mathK applies f (computed in float64) to every element.
