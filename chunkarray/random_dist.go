@@ -171,27 +171,27 @@ func fillNormal[T float32 | float64](out []T, seed uint64, mu, sd float64, sh, g
 	sh, gstr = collapseRuns(sh, gstr, b1[:0], b2[:0])
 	k := 0
 	nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
-		o := out[k : k+m : k+m]
-		z := seed + uint64(g+1)*smGamma
-		for j := range o {
-			u := mix(z)
-			i := u & (zigN - 1)
-			jj := u >> 11
-			var x float64
-			if jj < zigK[i] {
-				x = float64(int64(jj)) * zigS[i]
-				if u&zigN != 0 {
-					x = -x
-				}
-			} else {
-				s := newStream(seed, uint64(g+j))
-				x = zigSlow(u, &s)
-			}
-			o[j] = T(mu + sd*x)
-			z += smGamma
-		}
+		normalRun(out[k:k+m:k+m], seed, uint64(g), mu, sd)
 		k += m
 	})
+}
+
+// normalRun writes the values of the elements e0, e0+1, ... into o.
+func normalRun[T float32 | float64](o []T, seed, e0 uint64, mu, sd float64) {
+	z := seed + (e0+1)*smGamma
+	for j := range o {
+		u := mix(z)
+		z += smGamma
+		i := u & (zigN - 1)
+		jj := u >> 11
+		// the sign from bit 8, without a branch (it is a coin flip)
+		x := math.Float64frombits(math.Float64bits(float64(int64(jj))*zigS[i]) ^ (u<<55)&(1<<63))
+		if jj >= zigK[i] {
+			s := newStream(seed, e0+uint64(j))
+			x = zigSlow(u, &s)
+		}
+		o[j] = T(mu + sd*x)
+	}
 }
 
 // stdExponential is the standard exponential value of element e:
