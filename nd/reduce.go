@@ -390,10 +390,11 @@ func moments(x *Array, red []bool, keep []int, count int) (mean, m2 *Array, err 
 	// allocation. Along a reduced axis 0 the slabs' sums are added (in
 	// slab order); otherwise each slab writes its own rows of m2.
 	if len(x.shape) == 0 || x.shape[0] <= 1 || x.Size() <= momentSlab {
-		return mean, m2, devSqSum(m2, x, mean, red)
+		return mean, m2, devSqSum(m2, x, mean, red, alloc(rd, x.shape))
 	}
 	row := x.Size() / x.shape[0]
 	rows := max(1, momentSlab/max(row, 1))
+	buf := alloc(rd, []int{rows * row})
 	var part *Array
 	if red[0] {
 		part = alloc(rd, keep)
@@ -412,7 +413,8 @@ func moments(x *Array, red []bool, keep []int, count int) (mean, m2 *Array, err 
 		} else if r0 == 0 {
 			out = m2
 		}
-		if err := devSqSum(out, xs, ms, red); err != nil {
+		sq := &Array{dtype: rd, shape: sh, strides: CStridesInto(nil, sh), data: buf.data}
+		if err := devSqSum(out, xs, ms, red, sq); err != nil {
 			return nil, nil, err
 		}
 		if red[0] && r0 > 0 {
@@ -458,9 +460,9 @@ func addTo[T float32 | float64](d, s []T) {
 }
 
 // devSqSum writes into out (mean's shape, x's reduced axes of length 1)
-// the sum over the reduced axes of |x - mean|².
-func devSqSum(out, x, mean *Array, red []bool) error {
-	sq := alloc(out.dtype, x.shape)
+// the sum over the reduced axes of |x - mean|², through sq (x's shape,
+// C-contiguous from offset 0, out's dtype).
+func devSqSum(out, x, mean *Array, red []bool, sq *Array) error {
 	var p plan
 	p.init(x.shape, x.strides, x.offset, outGeom(nil, mean, red))
 	switch xs := x.data.(type) {
