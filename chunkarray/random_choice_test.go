@@ -218,3 +218,32 @@ func TestChoiceErrors(t *testing.T) {
 		t.Fatal(v)
 	}
 }
+
+// TestRandomThroughJSON: the graphs of the samplers survive their JSON
+// encoding (as they travel to a worker process) with the same values.
+func TestRandomThroughJSON(t *testing.T) {
+	r := Random(12)
+	pop, _ := nd.FromSlice([]int16{4, -5, 6, 70}, 4)
+	for name, x := range map[string]*Array{
+		"gamma":            r.Gamma(2.5, 1, []int{9, 7}, 4),
+		"binomial fused":   r.Binomial(30, 0.2, []int{9, 7}, 4).Mul(2),
+		"poisson":          r.Poisson(12, []int{20}, 6),
+		"normal":           r.Normal(1, 2, []int{33}, 8),
+		"choice":           r.Choice(pop, []int{5, 6}, true, []float64{0.1, 0.2, 0.3, 0.4}, 4),
+		"choice no repl":   r.Choice(pop, []int{2, 2}, false, nil, 1),
+		"permutation":      r.Permutation(17, 5),
+		"permutation rows": r.Permutation(FromNDArray(pop, 2), nil),
+	} {
+		want, err := x.Compute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := computeThroughJSON(x)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d := bitDiff(got, want); d != "" {
+			t.Errorf("%s: %s", name, d)
+		}
+	}
+}

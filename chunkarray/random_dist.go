@@ -177,7 +177,13 @@ func fillNormal[T float32 | float64](out []T, seed uint64, mu, sd float64, sh, g
 }
 
 // normalRun writes the values of the elements e0, e0+1, ... into o.
+// mu + sd*x is rounded twice (the conversion keeps the compiler from
+// fusing it), as the vector kernel rounds it.
 func normalRun[T float32 | float64](o []T, seed, e0 uint64, mu, sd float64) {
+	if d := normalSIMD(o, seed, e0, mu, sd); d > 0 {
+		o = o[d:]
+		e0 += uint64(d)
+	}
 	z := seed + (e0+1)*smGamma
 	for j := range o {
 		u := mix(z)
@@ -190,7 +196,7 @@ func normalRun[T float32 | float64](o []T, seed, e0 uint64, mu, sd float64) {
 			s := newStream(seed, e0+uint64(j))
 			x = zigSlow(u, &s)
 		}
-		o[j] = T(mu + sd*x)
+		o[j] = T(mu + float64(sd*x))
 	}
 }
 
