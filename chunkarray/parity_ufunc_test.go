@@ -24,6 +24,11 @@ var ufuncExprs = map[string]confExpr{
 	"u_isnan_empty": func(in []*Array) *Array { return IsNaN(in[0]) },
 	"u_rint_0d":     func(in []*Array) *Array { return in[0].Rint() },
 
+	"alias_radians":     func(in []*Array) *Array { return Radians(in[0]) },
+	"alias_degrees":     func(in []*Array) *Array { return Degrees(in[0]) },
+	"alias_bitwise_not": func(in []*Array) *Array { return BitwiseNot(in[0]) },
+	"alias_conjugate":   func(in []*Array) *Array { return Conjugate(in[0]) },
+
 	"sc_u8_and_256":         func(in []*Array) *Array { return BitwiseAnd(in[0], 256) },
 	"sc_u8_fmod_256":        func(in []*Array) *Array { return Fmod(in[0], 256) },
 	"sc_u8_fmax_256":        func(in []*Array) *Array { return Fmax(in[0], 256) },
@@ -112,7 +117,7 @@ var (
 	ufuncUnaryList = []string{"floor", "ceil", "trunc", "rint", "sign", "reciprocal", "cbrt", "log10", "log2",
 		"log1p", "expm1", "exp2", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
 		"arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "conjugate", "isnan", "isinf",
-		"isfinite", "signbit", "invert", "real", "imag", "isposinf", "isneginf"}
+		"isfinite", "signbit", "invert", "real", "imag", "isposinf", "isneginf", "fabs", "nan_to_num"}
 	ufuncUnaryDTypes = []string{"f64", "f32", "i64", "i32", "i16", "i8", "u8", "u16", "u32", "u64", "bool", "c128", "c64", "c128nan", "c64nan", "unit"}
 	ufuncBinaryList  = []string{"hypot", "fmod", "fmax", "fmin", "copysign", "heaviside", "logaddexp", "logaddexp2",
 		"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"}

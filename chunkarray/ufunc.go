@@ -88,6 +88,22 @@ func Rad2deg(a any) *Array { return Unary(nd.Rad2deg, a) }
 // Conj is np.conjugate / da.conj: bools give int8, as numpy.
 func Conj(a any) *Array { return Unary(nd.Conj, a) }
 
+// Conjugate is np.conjugate / da.conjugate: Conj.
+func Conjugate(a any) *Array { return Conj(a) }
+
+// Radians is np.radians / da.radians: Deg2rad.
+func Radians(a any) *Array { return Deg2rad(a) }
+
+// Degrees is np.degrees / da.degrees: Rad2deg.
+func Degrees(a any) *Array { return Rad2deg(a) }
+
+// BitwiseNot is np.bitwise_not / da.bitwise_not: Invert.
+func BitwiseNot(a any) *Array { return Invert(a) }
+
+// Fabs is np.fabs / da.fabs: the absolute value of reals as floats
+// (integers give floats); complex numbers are an error (use Abs).
+func Fabs(a any) *Array { return Unary(nd.Fabs, a) }
+
 // Real is np.real / da.real: the real part, a float dtype for complex
 // arrays, the array's own values otherwise.
 func Real(a any) *Array { return Unary(nd.RealPart, a) }
@@ -236,12 +252,18 @@ type NanToNumOpts struct {
 // float array replaced by finite numbers, in the real and the imaginary
 // parts of a complex one; integer and bool arrays are returned as they
 // are. The dtype is a's (a replacement too large for float32 becomes an
-// infinity there, as numpy's assignment).
+// infinity there, as numpy's assignment). With numpy's defaults it is one
+// elementwise operation; other replacements are an expression that uses
+// a several times, so that a (when it is an expression itself) is
+// computed as blocks of its own instead of fusing with it.
 func NanToNum(a any, o NanToNumOpts) *Array {
 	const name = "nan_to_num"
 	x := asArray(name, a)
 	if x.err != nil {
 		return x
+	}
+	if o.Nan == 0 && !math.Signbit(o.Nan) && o.PosInf == nil && o.NegInf == nil {
+		return Unary(nd.NanToNum, x) // numpy's defaults: one operation
 	}
 	switch d := x.dtype; {
 	case d.IsComplex():

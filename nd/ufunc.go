@@ -58,6 +58,8 @@ const (
 	ImagPart                                   // imaginary part (np.imag): zeros of the dtype for non-complex
 	IsPosInf                                   // isposinf (a numpy function): not for complex
 	IsNegInf                                   // isneginf
+	Fabs                                       // fabs: float only (complex: TypeError); integers give floats
+	NanToNum                                   // nan_to_num with numpy's defaults: NaN 0, ±Inf the extreme finite values, complex parts each; others unchanged
 	ufuncUnaryEnd
 )
 
@@ -65,7 +67,8 @@ var ufuncUnaryNames = [ufuncUnaryEnd - ufuncUnaryBase]string{
 	"floor", "ceil", "trunc", "rint", "sign", "reciprocal", "cbrt", "log10", "log2",
 	"log1p", "expm1", "exp2", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
 	"arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "conjugate", "isnan", "isinf",
-	"isfinite", "signbit", "invert", "real", "imag", "isposinf", "isneginf",
+	"isfinite", "signbit", "invert", "real", "imag", "isposinf", "isneginf", "fabs",
+	"nan_to_num",
 }
 
 const ufuncBinaryBase BinaryOp = 64
@@ -154,7 +157,7 @@ func ufuncUnaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
 		return Invalid, Invalid, &TypeError{Op: op.String(), DTypes: []DType{a}, Reason: reason}
 	}
 	switch op {
-	case Floor, Ceil, Trunc, Cbrt, Deg2rad, Rad2deg:
+	case Floor, Ceil, Trunc, Cbrt, Deg2rad, Rad2deg, Fabs:
 		if a.IsComplex() {
 			return bad("not supported for complex numbers")
 		}
@@ -164,6 +167,8 @@ func ufuncUnaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
 		if a == Bool {
 			return bad("not supported for booleans")
 		}
+		return a, a, nil
+	case NanToNum:
 		return a, a, nil
 	case Reciprocal, Conj:
 		if a == Bool {
@@ -290,7 +295,7 @@ func boolUfuncUnary(op UnaryOp, dst, a *Array) {
 		runUnary(constBoolK[bool](true), dst, a)
 	case Invert:
 		runUnary(notK, dst, a)
-	case RealPart:
+	case RealPart, NanToNum:
 		runUnary(copyK[bool], dst, a)
 	case ImagPart:
 		runUnary(constBoolK[bool](false), dst, a)
@@ -324,7 +329,7 @@ func intUfuncUnary[T integer](op UnaryOp, dst, a *Array) {
 		runUnary(signIntK[T], dst, a)
 	case Reciprocal:
 		runUnary(reciprocalIntK[T], dst, a)
-	case Conj, RealPart:
+	case Conj, RealPart, NanToNum:
 		runUnary(copyK[T], dst, a)
 	case ImagPart:
 		runUnary(zeroK[T], dst, a)
@@ -407,6 +412,10 @@ func floatUfuncUnary[T float](op UnaryOp, dst, a *Array) {
 		k = reciprocalFloatK[T]
 	case Cbrt:
 		k = mathK[T](math.Cbrt)
+	case Fabs:
+		k = absFloatK[T]
+	case NanToNum:
+		k = nanToNumK[T]
 	case Log10:
 		k = mathK[T](math.Log10)
 	case Log2:
@@ -526,6 +535,31 @@ func floatPredK[T float](f func(float64) bool) func(d []bool, a []T) {
 	}
 }
 
+// nanToNumK replaces NaN by 0 and the infinities by the largest finite
+// values of T.
+func nanToNumK[T float](d, a []T) {
+	big := math.MaxFloat64
+	if _, ok := any(T(0)).(float32); ok {
+		big = math.MaxFloat32
+	}
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(nanToNum(float64(a[i]), big))
+	}
+}
+
+func nanToNum(x, big float64) float64 {
+	switch {
+	case x != x:
+		return 0
+	case x > big:
+		return big
+	case x < -big:
+		return -big
+	}
+	return x
+}
+
 // signFloatK: 1, -1, 0 (+0 for either zero) or NaN.
 func signFloatK[T float](d, a []T) {
 	a = a[:len(d)]
@@ -593,6 +627,12 @@ func complexUfuncUnary[T complexT, F float](op UnaryOp, dst, a *Array) {
 		f = creciprocal
 	case Conj:
 		f = cmplx.Conj
+	case NanToNum:
+		big := math.MaxFloat64
+		if _, ok := any(T(0)).(complex64); ok {
+			big = math.MaxFloat32
+		}
+		f = func(z complex128) complex128 { return complex(nanToNum(real(z), big), nanToNum(imag(z), big)) }
 	case Log10:
 		f = cmplx.Log10
 	case Log2:

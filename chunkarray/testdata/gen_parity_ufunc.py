@@ -100,7 +100,7 @@ def case(name, ins, fn):
 UNARY = ["floor", "ceil", "trunc", "rint", "sign", "reciprocal", "cbrt", "log10", "log2",
          "log1p", "expm1", "exp2", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
          "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "conjugate", "isnan", "isinf",
-         "isfinite", "signbit", "invert", "real", "imag", "isposinf", "isneginf"]
+         "isfinite", "signbit", "invert", "real", "imag", "isposinf", "isneginf", "fabs", "nan_to_num"]
 UNARY_DT = ["f64", "f32", "i64", "i32", "i16", "i8", "u8", "u16", "u32", "u64", "bool", "c128", "c64"]
 for op in UNARY:
     f = getattr(np, op)
@@ -113,6 +113,10 @@ for op in UNARY:
 case("u_floor_empty", ["e0x4"], np.floor)
 case("u_isnan_empty", ["e0x4"], np.isnan)
 case("u_rint_0d", ["d0"], np.rint)
+case("alias_radians", ["f64"], np.radians)
+case("alias_degrees", ["f32"], np.degrees)
+case("alias_bitwise_not", ["i16"], np.bitwise_not)
+case("alias_conjugate", ["c64"], np.conjugate)
 
 BINARY = ["hypot", "fmod", "fmax", "fmin", "copysign", "heaviside", "logaddexp", "logaddexp2",
           "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
