@@ -104,12 +104,10 @@ var ufuncExprs = map[string]confExpr{
 		return ArrayEqual(in[0], in[0], true)
 	},
 	"fused_chain": func(in []*Array) *Array {
-		return Floor(in[0].Tanh().Mul(4)).Add(Hypot(in[0], in[1]).Mul(Sign(in[1])))
+		return Floor(Tanh(in[0]).Mul(4)).Add(Hypot(in[0], in[1]).Mul(Sign(in[1])))
 	},
 	"fused_sum": func(in []*Array) *Array { return Logaddexp(in[0], 1.0).Sum(0) },
 }
-
-func (a *Array) Tanh() *Array { return Tanh(a) }
 
 // ufuncUnaryNames, ufuncBinaryNames, ... are the rows the script makes per
 // op and dtype (those numpy computes in float16 are left out there).
