@@ -38,7 +38,7 @@ func normalSIMD[T float32 | float64](o []T, seed, e0 uint64, mu, sd float64) int
 				j := p + 8*k + l
 				e := e0 + uint64(j)
 				u := mix(seed + (e+1)*smGamma)
-				s := newStream(seed, e)
+				s := newElemStream(seed, e)
 				of[j] = mu + float64(sd*zigSlow(u, &s))
 			}
 		}

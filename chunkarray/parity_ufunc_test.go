@@ -17,7 +17,7 @@ import (
 
 const parityUfuncDir = "testdata/parity_ufunc"
 
-func f64p(v float64) *float64 { return &v }
+func ufuncF64p(v float64) *float64 { return &v }
 
 var ufuncExprs = map[string]confExpr{
 	"u_floor_empty": func(in []*Array) *Array { return Floor(in[0]) },
@@ -58,13 +58,13 @@ var ufuncExprs = map[string]confExpr{
 	"clip_bool":       func(in []*Array) *Array { return Clip(in[0], false, true) },
 	"n2n_f64":         func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{}) },
 	"n2n_f64_args": func(in []*Array) *Array {
-		return NanToNum(in[0], NanToNumOpts{Nan: -1, PosInf: f64p(9), NegInf: f64p(-9)})
+		return NanToNum(in[0], NanToNumOpts{Nan: -1, PosInf: ufuncF64p(9), NegInf: ufuncF64p(-9)})
 	},
 	"n2n_f32":     func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{}) },
-	"n2n_f32_big": func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{PosInf: f64p(1e300)}) },
+	"n2n_f32_big": func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{PosInf: ufuncF64p(1e300)}) },
 	"n2n_c128":    func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{}) },
 	"n2n_c64_args": func(in []*Array) *Array {
-		return NanToNum(in[0], NanToNumOpts{Nan: 5, PosInf: f64p(6), NegInf: f64p(-6)})
+		return NanToNum(in[0], NanToNumOpts{Nan: 5, PosInf: ufuncF64p(6), NegInf: ufuncF64p(-6)})
 	},
 	"n2n_i64":          func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{}) },
 	"n2n_bool":         func(in []*Array) *Array { return NanToNum(in[0], NanToNumOpts{}) },
@@ -143,15 +143,15 @@ func init() {
 	}
 	for _, d := range []string{"f64", "f32", "c128", "c64", "i64", "i32", "u8", "u64", "i8", "bool"} {
 		for _, dec := range []int{0, 1, 2, -1, -2} {
-			n := strings.ReplaceAll("round_"+d+"_"+itoa(dec), "-", "m")
+			n := strings.ReplaceAll("round_"+d+"_"+ufuncItoa(dec), "-", "m")
 			ufuncExprs[n] = func(in []*Array) *Array { return Round(in[0], dec) }
 		}
 	}
 }
 
-func itoa(i int) string {
+func ufuncItoa(i int) string {
 	if i < 0 {
-		return "-" + itoa(-i)
+		return "-" + ufuncItoa(-i)
 	}
 	return string(rune('0' + i))
 }

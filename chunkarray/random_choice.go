@@ -96,7 +96,7 @@ func (p choiceP) run(_ context.Context, args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return gather(pop, idx, sh)
+		return choiceGather(pop, idx, sh)
 	}
 	return nd.FromSlice(idx, sh...)
 }
@@ -122,7 +122,7 @@ func (p sampleP) run(_ context.Context, args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return gather(pop, idx, []int{p.K})
+		return choiceGather(pop, idx, []int{p.K})
 	}
 	return nd.FromSlice(idx, p.K)
 }
@@ -132,7 +132,7 @@ func (p sampleP) run(_ context.Context, args []any) (any, error) {
 // largest log(U_i)/w_i in decreasing order (zero weights last, never
 // among them when the caller checked that k non-zero weights exist).
 func sampleIndices(seed uint64, n int64, k int, w []float64) []int64 {
-	s := newStream(seed^keySample, 0)
+	s := newElemStream(seed^keySample, 0)
 	if w == nil {
 		perm := make([]int64, n)
 		for i := range perm {
@@ -160,8 +160,8 @@ func sampleIndices(seed uint64, n int64, k int, w []float64) []int64 {
 	return order[:k:k]
 }
 
-// gather returns pop's values at idx, of shape sh.
-func gather(pop *nd.Array, idx []int64, sh []int) (*nd.Array, error) {
+// choiceGather returns pop's values at idx, of shape sh.
+func choiceGather(pop *nd.Array, idx []int64, sh []int) (*nd.Array, error) {
 	if pop.NDim() != 1 {
 		return nil, fmt.Errorf("%s: a population of %d axes", opChoice, pop.NDim())
 	}
@@ -173,38 +173,38 @@ func gather(pop *nd.Array, idx []int64, sh []int) (*nd.Array, error) {
 	o := src.Offset()
 	switch d := out.Data().(type) {
 	case []bool:
-		gatherK(d, src.Data().([]bool)[o:], idx)
+		choiceGatherK(d, src.Data().([]bool)[o:], idx)
 	case []int8:
-		gatherK(d, src.Data().([]int8)[o:], idx)
+		choiceGatherK(d, src.Data().([]int8)[o:], idx)
 	case []int16:
-		gatherK(d, src.Data().([]int16)[o:], idx)
+		choiceGatherK(d, src.Data().([]int16)[o:], idx)
 	case []int32:
-		gatherK(d, src.Data().([]int32)[o:], idx)
+		choiceGatherK(d, src.Data().([]int32)[o:], idx)
 	case []int64:
-		gatherK(d, src.Data().([]int64)[o:], idx)
+		choiceGatherK(d, src.Data().([]int64)[o:], idx)
 	case []uint8:
-		gatherK(d, src.Data().([]uint8)[o:], idx)
+		choiceGatherK(d, src.Data().([]uint8)[o:], idx)
 	case []uint16:
-		gatherK(d, src.Data().([]uint16)[o:], idx)
+		choiceGatherK(d, src.Data().([]uint16)[o:], idx)
 	case []uint32:
-		gatherK(d, src.Data().([]uint32)[o:], idx)
+		choiceGatherK(d, src.Data().([]uint32)[o:], idx)
 	case []uint64:
-		gatherK(d, src.Data().([]uint64)[o:], idx)
+		choiceGatherK(d, src.Data().([]uint64)[o:], idx)
 	case []float32:
-		gatherK(d, src.Data().([]float32)[o:], idx)
+		choiceGatherK(d, src.Data().([]float32)[o:], idx)
 	case []float64:
-		gatherK(d, src.Data().([]float64)[o:], idx)
+		choiceGatherK(d, src.Data().([]float64)[o:], idx)
 	case []complex64:
-		gatherK(d, src.Data().([]complex64)[o:], idx)
+		choiceGatherK(d, src.Data().([]complex64)[o:], idx)
 	case []complex128:
-		gatherK(d, src.Data().([]complex128)[o:], idx)
+		choiceGatherK(d, src.Data().([]complex128)[o:], idx)
 	default:
 		return nil, fmt.Errorf("%s: population of dtype %s", opChoice, pop.DType())
 	}
 	return out, nil
 }
 
-func gatherK[T any](d, s []T, idx []int64) {
+func choiceGatherK[T any](d, s []T, idx []int64) {
 	for i, j := range idx[:len(d)] {
 		d[i] = s[j]
 	}

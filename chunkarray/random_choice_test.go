@@ -15,7 +15,7 @@ import (
 // 5 standard errors (sqrt(q(1-q)/n)) of the exact probabilities, on fixed
 // seeds.
 
-func ints64(t *testing.T, x *Array, opts ...Option) []int64 {
+func randInts64(t *testing.T, x *Array, opts ...Option) []int64 {
 	t.Helper()
 	a, err := x.Compute(context.Background(), opts...)
 	if err != nil {
@@ -28,7 +28,7 @@ func ints64(t *testing.T, x *Array, opts ...Option) []int64 {
 	return v
 }
 
-func checkFreq(t *testing.T, what string, count []int, total int, want []float64) {
+func randCheckFreq(t *testing.T, what string, count []int, total int, want []float64) {
 	t.Helper()
 	for i, q := range want {
 		got := float64(count[i]) / float64(total)
@@ -51,7 +51,7 @@ func TestChoiceWithReplacement(t *testing.T) {
 		{"one", 1, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := ints64(t, Random(5).Choice(tc.pop, []int{n}, true, tc.p, 9999))
+			v := randInts64(t, Random(5).Choice(tc.pop, []int{n}, true, tc.p, 9999))
 			count := make([]int, tc.pop)
 			for _, x := range v {
 				if x < 0 || x >= int64(tc.pop) {
@@ -66,7 +66,7 @@ func TestChoiceWithReplacement(t *testing.T) {
 					want[i] = 1 / float64(tc.pop)
 				}
 			}
-			checkFreq(t, tc.name, count, n, want)
+			randCheckFreq(t, tc.name, count, n, want)
 		})
 	}
 }
@@ -81,7 +81,7 @@ func TestChoiceChunkIndependent(t *testing.T) {
 		var first []int64
 		for _, ch := range []any{-1, 4, [][]int{{20, 0, 3}, {1, 30}}} {
 			for _, opts := range [][]Option{{WithScheduler(sched.Sync{})}, {WithScheduler(sched.Threaded{Workers: 2}), WithOptimize(false)}} {
-				v := ints64(t, Random(8).Choice(5, shape, true, w, ch), opts...)
+				v := randInts64(t, Random(8).Choice(5, shape, true, w, ch), opts...)
 				if first == nil {
 					first = v
 				} else if !slices.Equal(v, first) {
@@ -129,14 +129,14 @@ func TestChoiceWithoutReplacement(t *testing.T) {
 			}
 			count[idx[0]*4+idx[1]]++
 		}
-		checkFreq(t, "pairs", count, seeds, want)
+		randCheckFreq(t, "pairs", count, seeds, want)
 	}
 	// through the Array: distinct, in range, chunked as asked
 	x := Random(3).Choice(50, []int{6, 5}, false, nil, 4)
 	if !slices.Equal(x.Shape(), []int{6, 5}) || x.Chunks()[0][0] != 4 {
 		t.Fatalf("shape %v chunks %v", x.Shape(), x.Chunks())
 	}
-	v := ints64(t, x)
+	v := randInts64(t, x)
 	seen := map[int64]bool{}
 	for _, e := range v {
 		if e < 0 || e >= 50 || seen[e] {
@@ -144,13 +144,13 @@ func TestChoiceWithoutReplacement(t *testing.T) {
 		}
 		seen[e] = true
 	}
-	if w := ints64(t, Random(3).Choice(50, []int{30}, false, nil, -1)); !slices.Equal(w, v) {
+	if w := randInts64(t, Random(3).Choice(50, []int{30}, false, nil, -1)); !slices.Equal(w, v) {
 		t.Fatal("the sample depends on the output's shape or chunks")
 	}
 }
 
 func TestPermutation(t *testing.T) {
-	v := ints64(t, Random(4).Permutation(1000, 77))
+	v := randInts64(t, Random(4).Permutation(1000, 77))
 	s := slices.Clone(v)
 	slices.Sort(s)
 	for i, x := range s {
@@ -158,7 +158,7 @@ func TestPermutation(t *testing.T) {
 			t.Fatalf("not a permutation of 0..999: sorted[%d] = %d", i, x)
 		}
 	}
-	if w := ints64(t, Random(4).Permutation(1000, 1000)); !slices.Equal(w, v) {
+	if w := randInts64(t, Random(4).Permutation(1000, 1000)); !slices.Equal(w, v) {
 		t.Fatal("the permutation depends on the chunks")
 	}
 	// an Array's rows in the order of the same shuffle
@@ -187,7 +187,7 @@ func TestPermutation(t *testing.T) {
 			}
 		}
 	}
-	checkFreq(t, "position of 0", count, seeds, []float64{0.2, 0.2, 0.2, 0.2, 0.2})
+	randCheckFreq(t, "position of 0", count, seeds, []float64{0.2, 0.2, 0.2, 0.2, 0.2})
 }
 
 func TestChoiceErrors(t *testing.T) {
@@ -214,7 +214,7 @@ func TestChoiceErrors(t *testing.T) {
 		}
 	}
 	// an empty sample of an empty population is allowed
-	if v := ints64(t, r.Choice(0, []int{0}, true, nil, 2)); len(v) != 0 {
+	if v := randInts64(t, r.Choice(0, []int{0}, true, nil, 2)); len(v) != 0 {
 		t.Fatal(v)
 	}
 }
@@ -242,7 +242,7 @@ func TestRandomThroughJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if d := bitDiff(got, want); d != "" {
+		if d := randBitDiff(got, want); d != "" {
 			t.Errorf("%s: %s", name, d)
 		}
 	}

@@ -39,24 +39,24 @@ const (
 	keyStream = 0xd6e8feb86659fd93
 )
 
-// stream is the second random stream of one element: splitmix64 from a
+// elemStream is the second random stream of one element: splitmix64 from a
 // hash of the element's seed and index.
-type stream struct{ z uint64 }
+type elemStream struct{ z uint64 }
 
-func newStream(seed, e uint64) stream {
-	return stream{z: mix(seed ^ keyStream + (e+1)*smGamma)}
+func newElemStream(seed, e uint64) elemStream {
+	return elemStream{z: mix(seed ^ keyStream + (e+1)*smGamma)}
 }
 
-func (s *stream) next() uint64 {
+func (s *elemStream) next() uint64 {
 	s.z += smGamma
 	return mix(s.z)
 }
 
 // unit returns a float64 in [0, 1).
-func (s *stream) unit() float64 { return unit(s.next()) }
+func (s *elemStream) unit() float64 { return unit(s.next()) }
 
 // open returns a float64 in (0, 1].
-func (s *stream) open() float64 { return 1 - unit(s.next()) }
+func (s *elemStream) open() float64 { return 1 - unit(s.next()) }
 
 // The ziggurat of the standard normal density f(x) = exp(-x²/2):
 // zigN strips of equal area zigV, the base strip with the tail beyond
@@ -112,7 +112,7 @@ func zigFast(u uint64) (float64, bool) {
 
 // zigSlow finishes a draw u that zigFast refused (the tail or a wedge),
 // drawing again from s as long as the ziggurat rejects.
-func zigSlow(u uint64, s *stream) float64 {
+func zigSlow(u uint64, s *elemStream) float64 {
 	for {
 		i := u & (zigN - 1)
 		j := u >> 11
@@ -158,7 +158,7 @@ func stdNormal(seed, e uint64) float64 {
 	if x, ok := zigFast(u); ok {
 		return x
 	}
-	s := newStream(seed, e)
+	s := newElemStream(seed, e)
 	return zigSlow(u, &s)
 }
 
@@ -193,7 +193,7 @@ func normalRun[T float32 | float64](o []T, seed, e0 uint64, mu, sd float64) {
 		// the sign from bit 8, without a branch (it is a coin flip)
 		x := math.Float64frombits(math.Float64bits(float64(int64(jj))*zigS[i]) ^ (u<<55)&(1<<63))
 		if jj >= zigK[i] {
-			s := newStream(seed, e0+uint64(j))
+			s := newElemStream(seed, e0+uint64(j))
 			x = zigSlow(u, &s)
 		}
 		o[j] = T(mu + float64(sd*x))
@@ -208,7 +208,7 @@ func stdExponential(seed, e uint64) float64 {
 
 // gammaFrom draws a Gamma(shape, 1) value from s: Marsaglia and Tsang's
 // method for shape >= 1, boosted by U^(1/shape) below 1.
-func gammaFrom(shape float64, s *stream) float64 {
+func gammaFrom(shape float64, s *elemStream) float64 {
 	switch {
 	case shape == 0:
 		return 0
@@ -244,7 +244,7 @@ func gammaFrom(shape float64, s *stream) float64 {
 // betaFrom draws a Beta(a, b) value from s: Jöhnk's method when both are
 // at most 1 (in logarithms when the powers underflow), else the ratio
 // of two gamma values.
-func betaFrom(a, b float64, s *stream) float64 {
+func betaFrom(a, b float64, s *elemStream) float64 {
 	if a <= 1 && b <= 1 {
 		for {
 			u, v := s.open(), s.open()
@@ -269,7 +269,7 @@ func betaFrom(a, b float64, s *stream) float64 {
 // binomialFrom draws a Binomial(n, p) count from s: inversion (a
 // sequential search from 0) when n·min(p, 1-p) < 10, else Hörmann's
 // BTRS transformed rejection.
-func binomialFrom(n int64, p float64, s *stream) int64 {
+func binomialFrom(n int64, p float64, s *elemStream) int64 {
 	if n == 0 || p == 0 {
 		return 0
 	}
@@ -330,7 +330,7 @@ func binomialFrom(n int64, p float64, s *stream) int64 {
 
 // poissonFrom draws a Poisson(lam) count from s: inversion (a sequential
 // search from 0) below lam 10, else Hörmann's PTRS transformed rejection.
-func poissonFrom(lam float64, s *stream) int64 {
+func poissonFrom(lam float64, s *elemStream) int64 {
 	if lam == 0 {
 		return 0
 	}
@@ -380,7 +380,7 @@ func distValue(dist int, seed, e, a, b uint64) float64 {
 	case distExponential:
 		return math.Float64frombits(a) * stdExponential(seed, e)
 	}
-	s := newStream(seed, e)
+	s := newElemStream(seed, e)
 	switch dist {
 	case distGamma:
 		return math.Float64frombits(b) * gammaFrom(math.Float64frombits(a), &s)

@@ -17,11 +17,11 @@ import (
 // The samplers are checked against their distributions (gonum's CDFs and
 // the moments' formulas) on fixed seeds, so nothing is left to chance:
 // the Kolmogorov–Smirnov distance of n samples must stay below
-// ksC/sqrt(n) (ksC = 2.0: a sound sampler exceeds it with probability
+// randKSC/sqrt(n) (randKSC = 2.0: a sound sampler exceeds it with probability
 // about 6e-4, and these seeds are fixed), the mean within 5 standard
 // errors and the variance within 5 standard errors of the variance.
 
-const ksC = 2.0
+const randKSC = 2.0
 
 // TestZigguratTable checks the ziggurat's strips: decreasing edges down
 // to 0, each strip of area zigV, the top one closing at f(0) = 1.
@@ -48,7 +48,7 @@ func TestZigguratTable(t *testing.T) {
 	}
 }
 
-type distCase struct {
+type randDistCase struct {
 	name     string
 	make     func(r *RandomState, shape []int, chunks any) *Array
 	cdf      func(x float64) float64
@@ -57,53 +57,53 @@ type distCase struct {
 	discrete bool
 }
 
-func distCases() []distCase {
-	nrm := func(mu, sd float64) distCase {
-		return distCase{name: fmt.Sprintf("normal(%g,%g)", mu, sd),
+func randDistCases() []randDistCase {
+	nrm := func(mu, sd float64) randDistCase {
+		return randDistCase{name: fmt.Sprintf("normal(%g,%g)", mu, sd),
 			make: func(r *RandomState, s []int, c any) *Array { return r.Normal(mu, sd, s, c) },
 			cdf:  distuv.Normal{Mu: mu, Sigma: sd}.CDF, mean: mu, sd: sd, m4: 3 * math.Pow(sd, 4)}
 	}
-	gam := func(k, th float64) distCase {
-		return distCase{name: fmt.Sprintf("gamma(%g,%g)", k, th),
+	gam := func(k, th float64) randDistCase {
+		return randDistCase{name: fmt.Sprintf("gamma(%g,%g)", k, th),
 			make: func(r *RandomState, s []int, c any) *Array { return r.Gamma(k, th, s, c) },
 			cdf:  distuv.Gamma{Alpha: k, Beta: 1 / th}.CDF, mean: k * th, sd: math.Sqrt(k) * th,
 			m4: 3 * k * (k + 2) * math.Pow(th, 4)}
 	}
-	bet := func(a, b float64) distCase {
+	bet := func(a, b float64) randDistCase {
 		v := a * b / ((a + b) * (a + b) * (a + b + 1))
 		ex := 6 * ((a-b)*(a-b)*(a+b+1) - a*b*(a+b+2)) / (a * b * (a + b + 2) * (a + b + 3))
-		return distCase{name: fmt.Sprintf("beta(%g,%g)", a, b),
+		return randDistCase{name: fmt.Sprintf("beta(%g,%g)", a, b),
 			make: func(r *RandomState, s []int, c any) *Array { return r.Beta(a, b, s, c) },
 			cdf:  distuv.Beta{Alpha: a, Beta: b}.CDF, mean: a / (a + b), sd: math.Sqrt(v), m4: (ex + 3) * v * v}
 	}
-	bin := func(n int64, p float64) distCase {
+	bin := func(n int64, p float64) randDistCase {
 		v := float64(n) * p * (1 - p)
-		return distCase{name: fmt.Sprintf("binomial(%d,%g)", n, p),
+		return randDistCase{name: fmt.Sprintf("binomial(%d,%g)", n, p),
 			make: func(r *RandomState, s []int, c any) *Array { return r.Binomial(n, p, s, c) },
 			cdf:  distuv.Binomial{N: float64(n), P: p}.CDF, mean: float64(n) * p, sd: math.Sqrt(v),
 			m4: v * (1 + 3*(float64(n)-2)*p*(1-p)), discrete: true}
 	}
-	poi := func(l float64) distCase {
-		return distCase{name: fmt.Sprintf("poisson(%g)", l),
+	poi := func(l float64) randDistCase {
+		return randDistCase{name: fmt.Sprintf("poisson(%g)", l),
 			make: func(r *RandomState, s []int, c any) *Array { return r.Poisson(l, s, c) },
 			cdf:  distuv.Poisson{Lambda: l}.CDF, mean: l, sd: math.Sqrt(l), m4: l * (1 + 3*l), discrete: true}
 	}
-	exp := func(sc float64) distCase {
-		return distCase{name: fmt.Sprintf("exponential(%g)", sc),
+	exp := func(sc float64) randDistCase {
+		return randDistCase{name: fmt.Sprintf("exponential(%g)", sc),
 			make: func(r *RandomState, s []int, c any) *Array { return r.Exponential(sc, s, c) },
 			cdf:  distuv.Exponential{Rate: 1 / sc}.CDF, mean: sc, sd: sc, m4: 9 * math.Pow(sc, 4)}
 	}
 	std := nrm(0, 1)
 	std.name = "standard_normal"
 	std.make = func(r *RandomState, s []int, c any) *Array { return r.StandardNormal(s, c) }
-	return []distCase{nrm(2, 3), std, exp(2), gam(0.5, 2), gam(1, 1), gam(3, 1.5), gam(40, 0.5),
+	return []randDistCase{nrm(2, 3), std, exp(2), gam(0.5, 2), gam(1, 1), gam(3, 1.5), gam(40, 0.5),
 		bet(0.5, 0.7), bet(2, 5), bet(0.3, 3), bin(20, 0.3), bin(1000, 0.4), bin(100, 0.9), bin(0, 0.5),
 		poi(3.5), poi(50), poi(0)}
 }
 
 func TestRandomDistributions(t *testing.T) {
 	const n = 200_000
-	for seed, dc := range distCases() {
+	for seed, dc := range randDistCases() {
 		t.Run(dc.name, func(t *testing.T) {
 			x, err := dc.make(Random(uint64(seed+11)), []int{n}, 7001).Compute(context.Background())
 			if err != nil {
@@ -149,7 +149,7 @@ func TestRandomDistributions(t *testing.T) {
 				d = max(d, math.Abs(float64(i)/n-below), math.Abs(float64(j)/n-fv))
 				i = j
 			}
-			if lim := ksC / math.Sqrt(n); d > lim {
+			if lim := randKSC / math.Sqrt(n); d > lim {
 				t.Errorf("Kolmogorov–Smirnov distance %v > %v", d, lim)
 			}
 		})
@@ -162,7 +162,7 @@ func TestRandomDistributions(t *testing.T) {
 func TestRandomChunkIndependent(t *testing.T) {
 	shape := []int{37, 53}
 	chunkings := []any{-1, 5, [][]int{{1, 0, 30, 6}, {20, 33}}, []int{37, 1}}
-	for _, dc := range distCases() {
+	for _, dc := range randDistCases() {
 		t.Run(dc.name, func(t *testing.T) {
 			var first *nd.Array
 			for _, ch := range chunkings {
@@ -175,7 +175,7 @@ func TestRandomChunkIndependent(t *testing.T) {
 						first = got
 						continue
 					}
-					if d := bitDiff(got, first); d != "" {
+					if d := randBitDiff(got, first); d != "" {
 						t.Fatalf("chunks %v: %s", ch, d)
 					}
 				}
@@ -187,7 +187,7 @@ func TestRandomChunkIndependent(t *testing.T) {
 			}
 			two, _ := nd.ScalarOf(2)
 			want, _ := nd.Binary(nd.Mul, first, two)
-			if d := bitDiff(got, want); d != "" {
+			if d := randBitDiff(got, want); d != "" {
 				t.Fatalf("fused: %s", d)
 			}
 			// the scalar path
@@ -209,8 +209,8 @@ func TestRandomChunkIndependent(t *testing.T) {
 	}
 }
 
-// bitDiff compares two arrays of one dtype bit for bit.
-func bitDiff(a, b *nd.Array) string {
+// randBitDiff compares two arrays of one dtype bit for bit.
+func randBitDiff(a, b *nd.Array) string {
 	if a.DType() != b.DType() || !slices.Equal(a.Shape(), b.Shape()) {
 		return fmt.Sprintf("%s%v vs %s%v", a.DType(), a.Shape(), b.DType(), b.Shape())
 	}
@@ -232,7 +232,7 @@ func TestRandomSeedsDiffer(t *testing.T) {
 	a, _ := Random(1).Normal(0, 1, []int{100}, 10).Compute(context.Background())
 	b, _ := Random(2).Normal(0, 1, []int{100}, 10).Compute(context.Background())
 	c, _ := Random(1).Exponential(1, []int{100}, 10).Compute(context.Background())
-	if bitDiff(a, b) == "" || bitDiff(a, c) == "" {
+	if randBitDiff(a, b) == "" || randBitDiff(a, c) == "" {
 		t.Fatal("two seeds or two distributions gave the same values")
 	}
 }

@@ -2,6 +2,7 @@ package chunkarray
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tessera-go/tessera/nd"
 )
@@ -173,9 +174,9 @@ func LeftShift(a, b any) *Array { return Binary(nd.LeftShift, a, b) }
 // RightShift is np.right_shift / da.right_shift: arithmetic on signed types.
 func RightShift(a, b any) *Array { return Binary(nd.RightShift, a, b) }
 
-// asArray returns v as an Array: itself, an *nd.Array cut into one chunk
+// ufuncOperand returns v as an Array: itself, an *nd.Array cut into one chunk
 // per axis, or a Go scalar as a 0-d Array of the scalar's dtype.
-func asArray(opName string, v any) *Array {
+func ufuncOperand(opName string, v any) *Array {
 	o, err := toOperand(opName, v)
 	if err != nil {
 		return errArray(err)
@@ -195,7 +196,7 @@ func asArray(opName string, v any) *Array {
 // (numpy's UFuncTypeError) but for decimals 0.
 func Round(a any, decimals int) *Array {
 	const name = "round"
-	x := asArray(name, a)
+	x := ufuncOperand(name, a)
 	if x.err != nil {
 		return x
 	}
@@ -230,7 +231,7 @@ func Clip(a, lo, hi any) *Array {
 	if lo == nil && hi == nil {
 		return errorf(name, nil, "one of max or min must be given")
 	}
-	x := asArray(name, a)
+	x := ufuncOperand(name, a)
 	if lo != nil {
 		x = Maximum(x, lo)
 	}
@@ -258,7 +259,7 @@ type NanToNumOpts struct {
 // computed as blocks of its own instead of fusing with it.
 func NanToNum(a any, o NanToNumOpts) *Array {
 	const name = "nan_to_num"
-	x := asArray(name, a)
+	x := ufuncOperand(name, a)
 	if x.err != nil {
 		return x
 	}
@@ -309,7 +310,7 @@ func IsClose(a, b any, opts ...IsCloseOpts) *Array {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	x, y := asArray(name, a), asArray(name, b)
+	x, y := ufuncOperand(name, a), ufuncOperand(name, b)
 	if x.err != nil {
 		return x
 	}
@@ -339,14 +340,14 @@ func AllClose(a, b any, opts ...IsCloseOpts) *Array {
 // either part). Arrays of different shapes give false without computing.
 func ArrayEqual(a, b any, equalNaN bool) *Array {
 	const name = "array_equal"
-	x, y := asArray(name, a), asArray(name, b)
+	x, y := ufuncOperand(name, a), ufuncOperand(name, b)
 	if x.err != nil {
 		return x
 	}
 	if y.err != nil {
 		return y
 	}
-	if !sameShape(x.shape, y.shape) {
+	if !slices.Equal(x.shape, y.shape) {
 		return Full([]int{}, false, nd.Bool, nil)
 	}
 	eq := x.Equal(y)
@@ -356,24 +357,12 @@ func ArrayEqual(a, b any, equalNaN bool) *Array {
 	return eq.All()
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Angle is np.angle / da.angle: the argument of complex numbers
 // (arctan2(imag, real)), 0 or π for real ones (arctan2(0, x)); in degrees
 // with deg.
 func Angle(z any, deg bool) *Array {
 	const name = "angle"
-	x := asArray(name, z)
+	x := ufuncOperand(name, z)
 	if x.err != nil {
 		return x
 	}

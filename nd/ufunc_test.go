@@ -70,7 +70,7 @@ func TestUfuncStrided(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := Unary(op, at.Contiguous())
-		if !equalArrays(got, want) {
+		if !ufuncEqualArrays(got, want) {
 			t.Errorf("%s on a transposed operand differs from the contiguous one", op)
 		}
 	}
@@ -87,13 +87,13 @@ func TestUfuncStrided(t *testing.T) {
 		}
 		rb, _ := row.BroadcastTo(4, 6)
 		want, _ := Binary(op, a, rb.Contiguous())
-		if !equalArrays(got, want) {
+		if !ufuncEqualArrays(got, want) {
 			t.Errorf("%s with a broadcast row differs from the materialised one", op)
 		}
 	}
 }
 
-func equalArrays(a, b *Array) bool {
+func ufuncEqualArrays(a, b *Array) bool {
 	if a.DType() != b.DType() || a.Size() != b.Size() {
 		return false
 	}
