@@ -7,6 +7,9 @@ package chunkarray
 // persisted, through JSON) and compared by compareGolden.
 
 import (
+	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,6 +196,74 @@ func TestParityUfunc(t *testing.T) {
 				t.Error(failure)
 			}
 		})
+	}
+}
+
+// TestUfuncDTypes checks nd's result dtypes of the ufuncs for every dtype
+// and pair of dtypes against numpy's (testdata/parity_ufunc/dtypes.json):
+// the same dtype, an error where numpy raises, and float32 where numpy
+// computes in float16.
+func TestUfuncDTypes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(parityUfuncDir, "dtypes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Unary  map[string]map[string]string `json:"unary"`
+		Binary map[string]map[string]string `json:"binary"`
+	}
+	if err := json.Unmarshal(b, &table); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, want string, got nd.DType, err error) {
+		t.Helper()
+		switch {
+		case want == "error":
+			var te *nd.TypeError
+			if !errors.As(err, &te) {
+				t.Errorf("%s: got %v, %v; numpy raises", what, got, err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v; numpy gives %s", what, err, want)
+		case want == "float16" && got != nd.Float32, want != "float16" && got.String() != want:
+			t.Errorf("%s: got %s, numpy gives %s", what, got, want)
+		}
+	}
+	n := 0
+	for name, row := range table.Unary {
+		op, err := nd.ParseUnaryOp(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dn, want := range row {
+			d, _, err := nd.ParseDType(dn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := nd.UnaryResultType(op, d)
+			check(name+"("+dn+")", want, got, err)
+			n++
+		}
+	}
+	for name, row := range table.Binary {
+		op, err := nd.ParseBinaryOp(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pair, want := range row {
+			an, bn, _ := strings.Cut(pair, ",")
+			a, _, err1 := nd.ParseDType(an)
+			b, _, err2 := nd.ParseDType(bn)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatal(err)
+			}
+			got, err := nd.BinaryResultType(op, a, b)
+			check(name+"("+pair+")", want, got, err)
+			n++
+		}
+	}
+	if n < 2000 {
+		t.Fatalf("only %d rows in dtypes.json", n)
 	}
 }
 

@@ -241,6 +241,25 @@ for i in sorted(used):
     np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
 unused = set(inputs) - used
 assert not unused, unused
+# the result dtype of every ufunc for every dtype (pair), as arrays:
+# "error" where numpy raises; float16 results are written as such (tessera
+# gives float32 there).
+DT12 = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float32", "float64", "complex64", "complex128"]
+
+
+def rtype(fn, *dts):
+    try:
+        return np.asarray(fn(*[np.ones(2, dtype=d) for d in dts])).dtype.name
+    except Exception:
+        return "error"
+
+
+table = {"unary": {op: {d: rtype(getattr(np, op), d) for d in DT12} for op in UNARY},
+         "binary": {op: {f"{a},{b}": rtype(getattr(np, op), a, b) for a in DT12 for b in DT12} for op in BINARY}}
+with open(os.path.join(OUT, "dtypes.json"), "w") as f:
+    json.dump(table, f, indent=0, sort_keys=True)
+    f.write("\n")
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
     f.write("\n")
