@@ -211,6 +211,7 @@ func TestUfuncDTypes(t *testing.T) {
 	var table struct {
 		Unary  map[string]map[string]string `json:"unary"`
 		Binary map[string]map[string]string `json:"binary"`
+		Scalar map[string]map[string]string `json:"scalar"`
 	}
 	if err := json.Unmarshal(b, &table); err != nil {
 		t.Fatal(err)
@@ -259,6 +260,34 @@ func TestUfuncDTypes(t *testing.T) {
 			}
 			got, err := nd.BinaryResultType(op, a, b)
 			check(name+"("+pair+")", want, got, err)
+			n++
+		}
+	}
+	scalars := map[string]any{"int1": 1, "int300": 300, "intm1": -1, "int70000": 70000, "int2e40": 1 << 40,
+		"f2_5": 2.5, "f1e300": 1e300, "true": true, "c1j": 1i}
+	for name, row := range table.Scalar {
+		op, err := nd.ParseBinaryOp(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key, want := range row {
+			parts := strings.Split(key, ",")
+			d, _, err := nd.ParseDType(parts[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			arr, _ := nd.Zeros(d, 2)
+			sc, err := nd.ScalarOf(scalars[parts[1]])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got nd.DType
+			if parts[2] == "r" {
+				got, err = nd.BinaryResultTypeOf(op, arr, sc)
+			} else {
+				got, err = nd.BinaryResultTypeOf(op, sc, arr)
+			}
+			check(name+"("+key+")", want, got, err)
 			n++
 		}
 	}

@@ -255,7 +255,21 @@ def rtype(fn, *dts):
         return "error"
 
 
+SCALARS = {"int1": 1, "int300": 300, "intm1": -1, "int70000": 70000, "int2e40": 2**40,
+           "f2_5": 2.5, "f1e300": 1e300, "true": True, "c1j": 1j}
+
+
+def stype(fn, d, v, right):
+    try:
+        a = np.ones(2, dtype=d)
+        return np.asarray(fn(a, v) if right else fn(v, a)).dtype.name
+    except Exception:
+        return "error"
+
+
 table = {"unary": {op: {d: rtype(getattr(np, op), d) for d in DT12} for op in UNARY},
+         "scalar": {op: {f"{d},{sn},{side}": stype(getattr(np, op), d, v, side == "r")
+                         for d in DT12 for sn, v in SCALARS.items() for side in "lr"} for op in BINARY},
          "binary": {op: {f"{a},{b}": rtype(getattr(np, op), a, b) for a in DT12 for b in DT12} for op in BINARY}}
 with open(os.path.join(OUT, "dtypes.json"), "w") as f:
     json.dump(table, f, indent=0, sort_keys=True)
