@@ -27,10 +27,9 @@ var ufuncExprs = map[string]confExpr{
 	"u_isnan_empty": func(in []*Array) *Array { return IsNaN(in[0]) },
 	"u_rint_0d":     func(in []*Array) *Array { return in[0].Rint() },
 
-	"alias_radians":     func(in []*Array) *Array { return Radians(in[0]) },
-	"alias_degrees":     func(in []*Array) *Array { return Degrees(in[0]) },
-	"alias_bitwise_not": func(in []*Array) *Array { return BitwiseNot(in[0]) },
-	"alias_conjugate":   func(in []*Array) *Array { return Conjugate(in[0]) },
+	"alias_radians":     func(in []*Array) *Array { return Deg2Rad(in[0]) },
+	"alias_degrees":     func(in []*Array) *Array { return Rad2Deg(in[0]) },
+	"alias_bitwise_not": func(in []*Array) *Array { return Invert(in[0]) },
 
 	"sc_u8_and_256":         func(in []*Array) *Array { return BitwiseAnd(in[0], 256) },
 	"sc_u8_fmod_256":        func(in []*Array) *Array { return Fmod(in[0], 256) },

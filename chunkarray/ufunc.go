@@ -80,26 +80,14 @@ func Arccosh(a any) *Array { return Unary(nd.Arccosh, a) }
 // Arctanh is np.arctanh / da.arctanh.
 func Arctanh(a any) *Array { return Unary(nd.Arctanh, a) }
 
-// Deg2rad is np.deg2rad / da.deg2rad (also np.radians).
-func Deg2rad(a any) *Array { return Unary(nd.Deg2rad, a) }
+// Deg2Rad is np.deg2rad / da.deg2rad (also np.radians).
+func Deg2Rad(a any) *Array { return Unary(nd.Deg2Rad, a) }
 
-// Rad2deg is np.rad2deg / da.rad2deg (also np.degrees).
-func Rad2deg(a any) *Array { return Unary(nd.Rad2deg, a) }
+// Rad2Deg is np.rad2deg / da.rad2deg (also np.degrees).
+func Rad2Deg(a any) *Array { return Unary(nd.Rad2Deg, a) }
 
 // Conj is np.conjugate / da.conj: bools give int8, as numpy.
 func Conj(a any) *Array { return Unary(nd.Conj, a) }
-
-// Conjugate is np.conjugate / da.conjugate: Conj.
-func Conjugate(a any) *Array { return Conj(a) }
-
-// Radians is np.radians / da.radians: Deg2rad.
-func Radians(a any) *Array { return Deg2rad(a) }
-
-// Degrees is np.degrees / da.degrees: Rad2deg.
-func Degrees(a any) *Array { return Rad2deg(a) }
-
-// BitwiseNot is np.bitwise_not / da.bitwise_not: Invert.
-func BitwiseNot(a any) *Array { return Invert(a) }
 
 // Fabs is np.fabs / da.fabs: the absolute value of reals as floats
 // (integers give floats); complex numbers are an error (use Abs).

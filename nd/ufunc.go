@@ -46,8 +46,8 @@ const (
 	Arcsinh                                    // arcsinh
 	Arccosh                                    // arccosh
 	Arctanh                                    // arctanh
-	Deg2rad                                    // deg2rad: float only
-	Rad2deg                                    // rad2deg: float only
+	Deg2Rad                                    // deg2rad: float only
+	Rad2Deg                                    // rad2deg: float only
 	Conj                                       // conjugate: bools give int8
 	IsNaN                                      // isnan: bool result
 	IsInf                                      // isinf
@@ -157,7 +157,7 @@ func ufuncUnaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
 		return Invalid, Invalid, &TypeError{Op: op.String(), DTypes: []DType{a}, Reason: reason}
 	}
 	switch op {
-	case Floor, Ceil, Trunc, Cbrt, Deg2rad, Rad2deg, Fabs:
+	case Floor, Ceil, Trunc, Cbrt, Deg2Rad, Rad2Deg, Fabs:
 		if a.IsComplex() {
 			return bad("not supported for complex numbers")
 		}
@@ -444,9 +444,9 @@ func floatUfuncUnary[T float](op UnaryOp, dst, a *Array) {
 		k = mathK[T](math.Acosh)
 	case Arctanh:
 		k = mathK[T](math.Atanh)
-	case Deg2rad:
+	case Deg2Rad:
 		k = scaleK[T](math.Pi / 180)
-	case Rad2deg:
+	case Rad2Deg:
 		k = scaleK[T](180 / math.Pi)
 	case Conj, RealPart:
 		k = copyK[T]

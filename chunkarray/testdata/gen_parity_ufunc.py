@@ -113,10 +113,9 @@ for op in UNARY:
 case("u_floor_empty", ["e0x4"], np.floor)
 case("u_isnan_empty", ["e0x4"], np.isnan)
 case("u_rint_0d", ["d0"], np.rint)
-case("alias_radians", ["f64"], np.radians)
-case("alias_degrees", ["f32"], np.degrees)
-case("alias_bitwise_not", ["i16"], np.bitwise_not)
-case("alias_conjugate", ["c64"], np.conjugate)
+case("alias_radians", ["f64"], np.radians)  # Go: Deg2Rad
+case("alias_degrees", ["f32"], np.degrees)  # Go: Rad2Deg
+case("alias_bitwise_not", ["i16"], np.bitwise_not)  # Go: Invert
 
 BINARY = ["hypot", "fmod", "fmax", "fmin", "copysign", "heaviside", "logaddexp", "logaddexp2",
           "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
