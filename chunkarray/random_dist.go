@@ -24,6 +24,7 @@ const (
 	distBeta
 	distBinomial
 	distPoisson
+	distNegBinomial
 )
 
 // The keys mixed into the seed per distribution and for the elements'
@@ -36,6 +37,7 @@ const (
 	keyBeta   = 0x3c6ef372fe94f82b
 	keyBinom  = 0x7f4a7c159e3779b9
 	keyPois   = 0x1b873593cc9e2d51
+	keyNegBin = 0xe7037ed1a0b428db
 	keyStream = 0xd6e8feb86659fd93
 )
 
@@ -390,6 +392,12 @@ func distValue(dist int, seed, e, a, b uint64) float64 {
 		return float64(binomialFrom(int64(a), math.Float64frombits(b), &s))
 	case distPoisson:
 		return float64(poissonFrom(math.Float64frombits(a), &s))
+	case distNegBinomial:
+		n, p := math.Float64frombits(a), math.Float64frombits(b)
+		if p == 1 {
+			return 0
+		}
+		return float64(poissonFrom(gammaFrom(n, &s)*(1-p)/p, &s))
 	}
 	return math.NaN()
 }
@@ -404,11 +412,15 @@ func distKey(dist int) uint64 {
 		return keyBeta
 	case distBinomial:
 		return keyBinom
+	case distNegBinomial:
+		return keyNegBin
 	}
 	return keyPois
 }
 
-func intDist(dist int) bool { return dist == distBinomial || dist == distPoisson }
+func intDist(dist int) bool {
+	return dist == distBinomial || dist == distPoisson || dist == distNegBinomial
+}
 
 // distLabel is the numpy.random function name of dist (randomP.Label).
 func distLabel(dist int) string {
@@ -423,6 +435,8 @@ func distLabel(dist int) string {
 		return "binomial"
 	case distPoisson:
 		return "poisson"
+	case distNegBinomial:
+		return "negative_binomial"
 	}
 	return ""
 }
@@ -446,7 +460,7 @@ func (p *randomP) fillDist(data any, off, n int, sh, gstr []int, base int) error
 			}
 			k += m
 		})
-	case distBinomial, distPoisson:
+	case distBinomial, distPoisson, distNegBinomial:
 		out, ok := data.([]int64)
 		if !ok || off+n > len(out) {
 			return fmt.Errorf("%s: distribution %d into %T", opRandom, p.Dist, data)

@@ -49,12 +49,13 @@ func TestZigguratTable(t *testing.T) {
 }
 
 type randDistCase struct {
-	name     string
-	make     func(r *RandomState, shape []int, chunks any) *Array
-	cdf      func(x float64) float64
-	mean, sd float64
-	m4       float64 // the fourth central moment, for the variance's standard error
-	discrete bool
+	name      string
+	make      func(r *RandomState, shape []int, chunks any) *Array
+	cdf       func(x float64) float64
+	mean, sd  float64
+	m4        float64 // the fourth central moment, for the variance's standard error
+	discrete  bool
+	noMoments bool // heavy tails: the KS distance only
 }
 
 func randDistCases() []randDistCase {
@@ -93,66 +94,92 @@ func randDistCases() []randDistCase {
 			make: func(r *RandomState, s []int, c any) *Array { return r.Exponential(sc, s, c) },
 			cdf:  distuv.Exponential{Rate: 1 / sc}.CDF, mean: sc, sd: sc, m4: 9 * math.Pow(sc, 4)}
 	}
+	nb := func(n, p float64) randDistCase {
+		v := n * (1 - p) / (p * p)
+		ex := 6/n + p*p/(n*(1-p))
+		return randDistCase{name: fmt.Sprintf("negative_binomial(%g,%g)", n, p),
+			make: func(r *RandomState, s []int, c any) *Array { return r.NegativeBinomial(n, p, s, c) },
+			cdf: func(x float64) float64 {
+				// Σ_{j<=x} Γ(j+n)/(Γ(n) j!) p^n (1-p)^j
+				c := 0.0
+				lgn, _ := math.Lgamma(n)
+				for j := 0.0; j <= x; j++ {
+					a, _ := math.Lgamma(j + n)
+					b, _ := math.Lgamma(j + 1)
+					c += math.Exp(a - lgn - b + n*math.Log(p) + j*math.Log1p(-p))
+				}
+				return min(c, 1)
+			},
+			mean: n * (1 - p) / p, sd: math.Sqrt(v), m4: (ex + 3) * v * v, discrete: true}
+	}
 	std := nrm(0, 1)
 	std.name = "standard_normal"
 	std.make = func(r *RandomState, s []int, c any) *Array { return r.StandardNormal(s, c) }
 	return []randDistCase{nrm(2, 3), std, exp(2), gam(0.5, 2), gam(1, 1), gam(3, 1.5), gam(40, 0.5),
 		bet(0.5, 0.7), bet(2, 5), bet(0.3, 3), bin(20, 0.3), bin(1000, 0.4), bin(100, 0.9), bin(0, 0.5),
-		poi(3.5), poi(50), poi(0)}
+		poi(3.5), poi(50), poi(0), nb(3, 0.4), nb(0.5, 0.9)}
 }
 
 func TestRandomDistributions(t *testing.T) {
-	const n = 200_000
 	for seed, dc := range randDistCases() {
-		t.Run(dc.name, func(t *testing.T) {
-			x, err := dc.make(Random(uint64(seed+11)), []int{n}, 7001).Compute(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, _ := x.AsType(nd.Float64)
-			v, _ := nd.Values[float64](f)
-			mean, m2 := 0.0, 0.0
-			for _, s := range v {
-				mean += s
-			}
-			mean /= n
-			for _, s := range v {
-				m2 += (s - mean) * (s - mean)
-			}
-			m2 /= n
-			if dc.sd == 0 {
-				if mean != dc.mean || m2 != 0 {
-					t.Fatalf("degenerate: mean %v var %v, want %v and 0", mean, m2, dc.mean)
-				}
-				return
-			}
-			if se := dc.sd / math.Sqrt(n); math.Abs(mean-dc.mean) > 5*se {
-				t.Errorf("mean %v, want %v ± %v", mean, dc.mean, 5*se)
-			}
-			vv := dc.sd * dc.sd
-			if se := math.Sqrt((dc.m4 - vv*vv) / n); math.Abs(m2-vv) > 5*se {
-				t.Errorf("variance %v, want %v ± %v", m2, vv, 5*se)
-			}
-			sort.Float64s(v)
-			d := 0.0
-			for i := 0; i < n; {
-				j := i
-				for j < n && v[j] == v[i] {
-					j++
-				}
-				// the empirical CDF just below v[i] and at v[i]
-				fv := dc.cdf(v[i])
-				below := fv
-				if dc.discrete {
-					below = dc.cdf(v[i] - 1)
-				}
-				d = max(d, math.Abs(float64(i)/n-below), math.Abs(float64(j)/n-fv))
-				i = j
-			}
-			if lim := randKSC / math.Sqrt(n); d > lim {
-				t.Errorf("Kolmogorov–Smirnov distance %v > %v", d, lim)
-			}
-		})
+		t.Run(dc.name, func(t *testing.T) { checkSamples(t, dc, uint64(seed+11)) })
+	}
+}
+
+// checkSamples draws 200000 values of dc with seed and checks their
+// moments (unless dc.noMoments) and their Kolmogorov–Smirnov distance
+// from dc.cdf.
+func checkSamples(t *testing.T, dc randDistCase, seed uint64) {
+	t.Helper()
+	const n = 200_000
+	x, err := dc.make(Random(seed), []int{n}, 7001).Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := x.AsType(nd.Float64)
+	v, _ := nd.Values[float64](f)
+	mean, m2 := 0.0, 0.0
+	for _, s := range v {
+		mean += s
+	}
+	mean /= n
+	for _, s := range v {
+		m2 += (s - mean) * (s - mean)
+	}
+	m2 /= n
+	if dc.sd == 0 && !dc.noMoments {
+		if mean != dc.mean || m2 != 0 {
+			t.Fatalf("degenerate: mean %v var %v, want %v and 0", mean, m2, dc.mean)
+		}
+		return
+	}
+	if !dc.noMoments {
+		if se := dc.sd / math.Sqrt(n); math.Abs(mean-dc.mean) > 5*se {
+			t.Errorf("mean %v, want %v ± %v", mean, dc.mean, 5*se)
+		}
+		vv := dc.sd * dc.sd
+		if se := math.Sqrt((dc.m4 - vv*vv) / n); math.Abs(m2-vv) > 5*se {
+			t.Errorf("variance %v, want %v ± %v", m2, vv, 5*se)
+		}
+	}
+	sort.Float64s(v)
+	d := 0.0
+	for i := 0; i < n; {
+		j := i
+		for j < n && v[j] == v[i] {
+			j++
+		}
+		// the empirical CDF just below v[i] and at v[i]
+		fv := dc.cdf(v[i])
+		below := fv
+		if dc.discrete {
+			below = dc.cdf(v[i] - 1)
+		}
+		d = max(d, math.Abs(float64(i)/n-below), math.Abs(float64(j)/n-fv))
+		i = j
+	}
+	if lim := randKSC / math.Sqrt(n); d > lim {
+		t.Errorf("Kolmogorov–Smirnov distance %v > %v", d, lim)
 	}
 }
 
