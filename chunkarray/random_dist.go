@@ -25,6 +25,12 @@ const (
 	distBinomial
 	distPoisson
 	distNegBinomial
+	distWald
+	distZipf
+	distLogseries
+	distNoncentralChisquare
+	distHypergeometric
+	distVonmises
 )
 
 // The keys mixed into the seed per distribution and for the elements'
@@ -399,7 +405,7 @@ func distValue(dist int, seed, e, a, b uint64) float64 {
 		}
 		return float64(poissonFrom(gammaFrom(n, &s)*(1-p)/p, &s))
 	}
-	return math.NaN()
+	return moreValue(dist, &s, a, b) // random_more.go
 }
 
 func distKey(dist int) uint64 {
@@ -414,12 +420,18 @@ func distKey(dist int) uint64 {
 		return keyBinom
 	case distNegBinomial:
 		return keyNegBin
+	case distPoisson:
+		return keyPois
 	}
-	return keyPois
+	return keyPois ^ uint64(dist)*smMul1
 }
 
 func intDist(dist int) bool {
-	return dist == distBinomial || dist == distPoisson || dist == distNegBinomial
+	switch dist {
+	case distBinomial, distPoisson, distNegBinomial, distZipf, distLogseries, distHypergeometric:
+		return true
+	}
+	return false
 }
 
 // distLabel is the numpy.random function name of dist (randomP.Label).
@@ -437,6 +449,18 @@ func distLabel(dist int) string {
 		return "poisson"
 	case distNegBinomial:
 		return "negative_binomial"
+	case distWald:
+		return "wald"
+	case distZipf:
+		return "zipf"
+	case distLogseries:
+		return "logseries"
+	case distNoncentralChisquare:
+		return "noncentral_chisquare"
+	case distHypergeometric:
+		return "hypergeometric"
+	case distVonmises:
+		return "vonmises"
 	}
 	return ""
 }
@@ -447,7 +471,7 @@ func (p *randomP) fillDist(data any, off, n int, sh, gstr []int, base int) error
 	var b1, b2 [16]int
 	sh, gstr = collapseRuns(sh, gstr, b1[:0], b2[:0])
 	switch p.Dist {
-	case distExponential, distGamma, distBeta:
+	case distExponential, distGamma, distBeta, distWald, distNoncentralChisquare, distVonmises:
 		out, ok := data.([]float64)
 		if !ok || off+n > len(out) {
 			return fmt.Errorf("%s: distribution %d into %T", opRandom, p.Dist, data)
@@ -460,7 +484,7 @@ func (p *randomP) fillDist(data any, off, n int, sh, gstr []int, base int) error
 			}
 			k += m
 		})
-	case distBinomial, distPoisson, distNegBinomial:
+	case distBinomial, distPoisson, distNegBinomial, distZipf, distLogseries, distHypergeometric:
 		out, ok := data.([]int64)
 		if !ok || off+n > len(out) {
 			return fmt.Errorf("%s: distribution %d into %T", opRandom, p.Dist, data)

@@ -120,3 +120,185 @@ func TestRandomMoreErrors(t *testing.T) {
 		}
 	}
 }
+
+// randMoreCases2 are the samplers of random_more.go's second part, by
+// their CDFs (KS only: several have heavy tails or awkward moments).
+func randMoreCases2() []randDistCase {
+	type mk = func(r *RandomState, s []int, c any) *Array
+	ks := func(name string, m mk, cdf func(float64) float64, discrete bool) randDistCase {
+		return randDistCase{name: name, make: m, cdf: cdf, noMoments: true, discrete: discrete}
+	}
+	// the mixtures' CDFs cost 40 central CDFs each: compared at every
+	// 20th sample (the distance between two such points moves by at most
+	// 20/n = 1e-4, a fiftieth of the limit)
+	costly := func(c randDistCase) randDistCase { c.ksStride = 20; return c }
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	wald := func(x float64) float64 {
+		const mu, l = 1.5, 2.0
+		if x <= 0 {
+			return 0
+		}
+		q := math.Sqrt(l / x)
+		return phi(q*(x/mu-1)) + math.Exp(2*l/mu)*phi(-q*(x/mu+1))
+	}
+	// discrete CDFs from a pmf, cached
+	fromPMF := func(pmf func(k float64) float64, kmin, kmax float64) func(float64) float64 {
+		var cum []float64
+		c := 0.0
+		for k := kmin; k <= kmax; k++ {
+			c += pmf(k)
+			cum = append(cum, c)
+		}
+		return func(x float64) float64 {
+			k := math.Floor(x)
+			switch {
+			case k < kmin:
+				return 0
+			case k > kmax:
+				return cum[len(cum)-1]
+			}
+			return cum[int(k-kmin)]
+		}
+	}
+	zeta := func(a float64) float64 {
+		s := 0.0
+		const n = 1_000_000
+		for k := n; k >= 1; k-- {
+			s += math.Pow(float64(k), -a)
+		}
+		return s + math.Pow(n, 1-a)/(a-1) - 0.5*math.Pow(n, -a)
+	}
+	za := zeta(2.5)
+	zipfCDF := fromPMF(func(k float64) float64 { return math.Pow(k, -2.5) / za }, 1, 200_000)
+	zipf := func(x float64) float64 {
+		if x > 200_000 { // the tail: ∫ k^-a beyond
+			return 1 - math.Pow(math.Floor(x)+0.5, -1.5)/1.5/za
+		}
+		return zipfCDF(x)
+	}
+	lp := 0.6
+	logseries := fromPMF(func(k float64) float64 { return -math.Pow(lp, k) / (k * math.Log1p(-lp)) }, 1, 200)
+	lchoose := func(n, k float64) float64 {
+		a, _ := math.Lgamma(n + 1)
+		b, _ := math.Lgamma(k + 1)
+		c, _ := math.Lgamma(n - k + 1)
+		return a - b - c
+	}
+	hyper := func(g, b, n float64) func(float64) float64 {
+		return fromPMF(func(k float64) float64 {
+			if k > g || n-k > b || k < 0 || n-k < 0 {
+				return 0
+			}
+			return math.Exp(lchoose(g, k) + lchoose(b, n-k) - lchoose(g+b, n))
+		}, 0, n)
+	}
+	// the noncentral χ² and F as Poisson mixtures of the central ones
+	pois := func(lam float64, j int) float64 {
+		lg, _ := math.Lgamma(float64(j) + 1)
+		return math.Exp(-lam + float64(j)*math.Log(lam) - lg)
+	}
+	ncx2 := func(df, nonc float64) func(float64) float64 {
+		return func(x float64) float64 {
+			c := 0.0
+			for j := range 40 {
+				c += pois(nonc/2, j) * distuv.ChiSquared{K: df + 2*float64(j)}.CDF(x)
+			}
+			return c
+		}
+	}
+	ncf := func(d1, d2, nonc float64) func(float64) float64 {
+		return func(x float64) float64 {
+			if x <= 0 {
+				return 0
+			}
+			y := d1 * x / (d1*x + d2)
+			c := 0.0
+			for j := range 40 {
+				c += pois(nonc/2, j) * distuv.Beta{Alpha: d1/2 + float64(j), Beta: d2 / 2}.CDF(y)
+			}
+			return c
+		}
+	}
+	vonmises := func(mu, kappa float64) func(float64) float64 {
+		const m = 20000
+		h := 2 * math.Pi / m
+		cum := make([]float64, m+1)
+		f := func(x float64) float64 { return math.Exp(kappa * (math.Cos(x-mu) - 1)) }
+		for i := 1; i <= m; i++ {
+			a := -math.Pi + float64(i-1)*h
+			cum[i] = cum[i-1] + h/6*(f(a)+4*f(a+h/2)+f(a+h)) // Simpson per interval
+		}
+		return func(x float64) float64 {
+			t := (x + math.Pi) / h
+			i := int(math.Floor(t))
+			switch {
+			case i < 0:
+				return 0
+			case i >= m:
+				return 1
+			}
+			return (cum[i] + (t-float64(i))*(cum[i+1]-cum[i])) / cum[m]
+		}
+	}
+	tri := func(x float64) float64 {
+		const a, c, b = 1.0, 2.0, 5.0
+		switch {
+		case x <= a:
+			return 0
+		case x <= c:
+			return (x - a) * (x - a) / ((b - a) * (c - a))
+		case x < b:
+			return 1 - (b-x)*(b-x)/((b-a)*(b-c))
+		}
+		return 1
+	}
+	return []randDistCase{
+		ks("wald(1.5,2)", func(r *RandomState, s []int, c any) *Array { return r.Wald(1.5, 2, s, c) }, wald, false),
+		ks("zipf(2.5)", func(r *RandomState, s []int, c any) *Array { return r.Zipf(2.5, s, c) }, zipf, true),
+		ks("logseries(0.6)", func(r *RandomState, s []int, c any) *Array { return r.Logseries(lp, s, c) }, logseries, true),
+		costly(ks("noncentral_chisquare(3,2)", func(r *RandomState, s []int, c any) *Array { return r.NoncentralChisquare(3, 2, s, c) }, ncx2(3, 2), false)),
+		costly(ks("noncentral_chisquare(0.5,1.5)", func(r *RandomState, s []int, c any) *Array { return r.NoncentralChisquare(0.5, 1.5, s, c) }, ncx2(0.5, 1.5), false)),
+		costly(ks("noncentral_f(3,10,2)", func(r *RandomState, s []int, c any) *Array { return r.NoncentralF(3, 10, 2, s, c) }, ncf(3, 10, 2), false)),
+		ks("hypergeometric(20,30,15)", func(r *RandomState, s []int, c any) *Array { return r.Hypergeometric(20, 30, 15, s, c) }, hyper(20, 30, 15), true),
+		ks("hypergeometric(100,5,90)", func(r *RandomState, s []int, c any) *Array { return r.Hypergeometric(100, 5, 90, s, c) }, hyper(100, 5, 90), true),
+		ks("vonmises(0.5,2)", func(r *RandomState, s []int, c any) *Array { return r.Vonmises(0.5, 2, s, c) }, vonmises(0.5, 2), false),
+		ks("vonmises(3,0.3)", func(r *RandomState, s []int, c any) *Array { return r.Vonmises(3, 0.3, s, c) }, vonmises(3, 0.3), false),
+		ks("vonmises(0,1e-9)", func(r *RandomState, s []int, c any) *Array { return r.Vonmises(0, 1e-9, s, c) },
+			func(x float64) float64 { return max(0, min(1, (x+math.Pi)/(2*math.Pi))) }, false),
+		ks("triangular(1,2,5)", func(r *RandomState, s []int, c any) *Array { return r.Triangular(1, 2, 5, s, c) }, tri, false),
+		ks("random_integers(3,7)", func(r *RandomState, s []int, c any) *Array { return r.RandomIntegers(3, 7, s, c) },
+			func(x float64) float64 { return max(0, min(1, (math.Floor(x)-2)/5)) }, true),
+	}
+}
+
+func TestRandomMoreDistributions2(t *testing.T) {
+	for i, dc := range randMoreCases2() {
+		t.Run(dc.name, func(t *testing.T) {
+			checkSamples(t, dc, uint64(200+i))
+			var first *nd.Array
+			for _, ch := range []any{-1, 4, [][]int{{18, 1}, {0, 5, 18}}} {
+				got, err := dc.make(Random(41), []int{19, 23}, ch).Compute(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first == nil {
+					first = got
+				} else if d := randBitDiff(got, first); d != "" {
+					t.Fatalf("chunks %v: %s", ch, d)
+				}
+			}
+		})
+	}
+	r := Random(1)
+	for name, x := range map[string]*Array{
+		"wald": r.Wald(0, 1, []int{2}, 1), "zipf": r.Zipf(1, []int{2}, 1), "logseries": r.Logseries(1, []int{2}, 1),
+		"ncx2": r.NoncentralChisquare(1, -1, []int{2}, 1), "ncf": r.NoncentralF(1, 0, 1, []int{2}, 1),
+		"hyper": r.Hypergeometric(2, 2, 5, []int{2}, 1), "vonmises": r.Vonmises(0, -1, []int{2}, 1),
+		"triangular": r.Triangular(2, 1, 3, []int{2}, 1), "random_integers": r.RandomIntegers(0, math.MaxInt64, []int{2}, 1),
+	} {
+		var e *Error
+		if !errors.As(x.Err(), &e) {
+			t.Errorf("%s: got %v, want a *chunkarray.Error", name, x.Err())
+		}
+	}
+}
