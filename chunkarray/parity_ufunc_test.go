@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
-	"github.com/tessera-go/tessera/nd/npy"
 )
 
 const parityUfuncDir = "testdata/parity_ufunc"
@@ -164,39 +163,7 @@ func ufuncGenerated(name string) bool {
 	return strings.HasPrefix(name, "u_") || strings.HasPrefix(name, "b_") || strings.HasPrefix(name, "round_")
 }
 
-func TestParityUfunc(t *testing.T) {
-	inputs := map[string]*nd.Array{}
-	for _, c := range loadCases(t, parityUfuncDir) {
-		t.Run(c.Name, func(t *testing.T) {
-			expr, ok := ufuncExprs[c.Name]
-			if !ok {
-				t.Fatalf("no chunkarray expression for case %q", c.Name)
-			}
-			var in []*nd.Array
-			for _, name := range c.Inputs {
-				a, ok := inputs[name]
-				if !ok {
-					var err error
-					if a, err = npy.ReadFile(filepath.Join(parityUfuncDir, "in_"+name+".npy")); err != nil {
-						t.Fatal(err)
-					}
-					inputs[name] = a
-				}
-				in = append(in, a)
-			}
-			var want *nd.Array
-			if c.Error == "" {
-				var err error
-				if want, err = npy.ReadFile(filepath.Join(parityUfuncDir, c.Name+".npy")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if failure := runLayouts(c, expr, in, want, confLayouts(in)); failure != "" {
-				t.Error(failure)
-			}
-		})
-	}
-}
+func TestParityUfunc(t *testing.T) { runParity(t, parityUfuncDir, confCases(ufuncExprs)) }
 
 // TestUfuncDTypes checks nd's result dtypes of the ufuncs for every dtype
 // and pair of dtypes against numpy's (testdata/parity_ufunc/dtypes.json):

@@ -19,12 +19,12 @@ has not (tessera gives float32), is left out. Complex inputs include
 infinite and NaN parts (c128nan, c64nan); compareGolden does not compare
 the signs of NaNs.
 """
-import json
 import os
-import shutil
 import warnings
 
 import numpy as np
+
+import goldens  # this folder's shared writer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("CONFORMANCE_OUT") or os.path.join(HERE, "parity_ufunc")
@@ -211,35 +211,6 @@ case("array_equal_c128_nan", ["c128nan"], lambda a: np.array_equal(a, a.copy(), 
 case("fused_chain", ["f64", "f64b"], lambda x, y: np.floor(np.tanh(x) * 4) + np.hypot(x, y) * np.sign(y))
 case("fused_sum", ["f64b"], lambda y: np.sum(np.logaddexp(y, 1.0), axis=0))
 
-# ---------------------------------------------------------------- write
-names = [c[0] for c in cases]
-dups = {n for n in names if names.count(n) > 1}
-assert not dups, dups
-
-shutil.rmtree(OUT, ignore_errors=True)
-os.makedirs(OUT)
-used = set()
-manifest = []
-for name, ins, fn in cases:
-    entry = {"name": name, "inputs": ins}
-    try:
-        r = np.asarray(fn(*[inputs[i].copy() for i in ins]))
-    except Exception as e:  # numpy refuses: the Go side must fail too
-        entry["error"] = f"{type(e).__name__}: {e}"
-    else:
-        if r.dtype == np.float16 or r.dtype == np.complex256:
-            continue  # no nd equivalent: left out (see the doc string)
-        if r.dtype.kind not in "biufc":
-            raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
-        entry["dtype"] = r.dtype.name
-        entry["shape"] = list(r.shape)
-        np.save(os.path.join(OUT, name + ".npy"), np.array(r, order="C"))
-    used.update(ins)
-    manifest.append(entry)
-for i in sorted(used):
-    np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
-unused = set(inputs) - used
-assert not unused, unused
 # the result dtype of every ufunc for every dtype (pair), as arrays:
 # "error" where numpy raises; float16 results are written as such (tessera
 # gives float32 there).
@@ -270,11 +241,6 @@ table = {"unary": {op: {d: rtype(getattr(np, op), d) for d in DT12} for op in UN
          "scalar": {op: {f"{d},{sn},{side}": stype(getattr(np, op), d, v, side == "r")
                          for d in DT12 for sn, v in SCALARS.items() for side in "lr"} for op in BINARY},
          "binary": {op: {f"{a},{b}": rtype(getattr(np, op), a, b) for a in DT12 for b in DT12} for op in BINARY}}
-with open(os.path.join(OUT, "dtypes.json"), "w") as f:
-    json.dump(table, f, indent=0, sort_keys=True)
-    f.write("\n")
-with open(os.path.join(OUT, "cases.json"), "w") as f:
-    json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
-    f.write("\n")
-total = sum(os.path.getsize(os.path.join(OUT, p)) for p in os.listdir(OUT))
-print(f"{len(manifest)} cases, {len(used)} inputs, {total} bytes in {OUT}")
+
+# ---------------------------------------------------------------- write
+goldens.write(OUT, cases, inputs, sidecars={"dtypes.json": table}, sidecar_indent=0, skip_float16=True)

@@ -7,7 +7,9 @@ function) on copies of its inputs and writes, into a fresh folder out,
 and cases.json listing the cases in order with their inputs and the
 result's dtype and shape, or "error" where numpy raises (the Go side must
 fail too). sidecars maps further file names to JSON-able values written
-beside them. Every input must be used, and case names must be distinct.
+beside them (indented by sidecar_indent). A result of a dtype nd lacks
+(float16, complex256) is an error, or with skip_float16 leaves its case
+out. Every input must be used, and case names must be distinct.
 """
 import json
 import os
@@ -16,7 +18,7 @@ import shutil
 import numpy as np
 
 
-def write(out, cases, inputs, sidecars=None):
+def write(out, cases, inputs, sidecars=None, sidecar_indent=1, skip_float16=False):
     names = [c[0] for c in cases]
     dups = {n for n in names if names.count(n) > 1}
     assert not dups, dups
@@ -32,6 +34,8 @@ def write(out, cases, inputs, sidecars=None):
         except Exception as e:  # numpy refuses: the Go side must fail too
             entry["error"] = f"{type(e).__name__}: {e}"
         else:
+            if skip_float16 and (r.dtype == np.float16 or r.dtype == np.complex256):
+                continue  # no nd equivalent: the case is left out
             if r.dtype == np.float16 or r.dtype == np.complex256 or r.dtype.kind not in "biufc":
                 raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
             entry["dtype"] = r.dtype.name
@@ -45,7 +49,7 @@ def write(out, cases, inputs, sidecars=None):
     assert not unused, unused
     for fname, value in (sidecars or {}).items():
         with open(os.path.join(out, fname), "w") as f:
-            json.dump(value, f, indent=1, sort_keys=True)
+            json.dump(value, f, indent=sidecar_indent, sort_keys=True)
             f.write("\n")
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
