@@ -18,13 +18,22 @@ package hdf5
 // the state after it.
 
 enum { TH5_ERRBUF = 8192, TH5_WHY = 256, TH5_MAXRANK = 32 };
-static char th5_err[TH5_ERRBUF];
-static int th5_errlen;
-static int th5_notfound;
-static int th5_unsup;
-static char th5_why[TH5_WHY];
-static const char *th5_step;
-static hsize_t th5_start[TH5_MAXRANK], th5_count[TH5_MAXRANK];
+
+typedef struct {
+	char err[TH5_ERRBUF];   // the error records, fields \x1f, records \x1e
+	int errlen;
+	int notfound;           // a record's minor error is H5E_NOTFOUND
+	int unsup;              // the type or dataspace has no nd equivalent
+	char why[TH5_WHY];      // what is unsupported
+	const char *step;       // the step that failed
+	hsize_t start[TH5_MAXRANK], count[TH5_MAXRANK]; // th5_read's region
+} th5_state_t;
+
+static th5_state_t th5_st;
+
+// th5_state gives Go the address of the state (cgo cannot link to a
+// static variable).
+static th5_state_t *th5_state(void) { return &th5_st; }
 
 enum { TH5_INT = 1, TH5_UINT, TH5_FLOAT, TH5_COMPLEX, TH5_BOOL };
 
@@ -46,36 +55,36 @@ static herr_t th5_walk(unsigned n, const H5E_error2_t *e, void *cd) {
 	maj[0] = min[0] = 0;
 	H5Eget_msg(e->maj_num, NULL, maj, sizeof maj);
 	H5Eget_msg(e->min_num, NULL, min, sizeof min);
-	if (e->min_num == H5E_NOTFOUND) th5_notfound = 1;
-	room = TH5_ERRBUF - th5_errlen;
+	if (e->min_num == H5E_NOTFOUND) th5_st.notfound = 1;
+	room = TH5_ERRBUF - th5_st.errlen;
 	if (room <= 1) return 0;
-	k = snprintf(th5_err + th5_errlen, (size_t)room, "%s\x1f%s\x1f%s\x1f%s\x1e",
+	k = snprintf(th5_st.err + th5_st.errlen, (size_t)room, "%s\x1f%s\x1f%s\x1f%s\x1e",
 		e->func_name ? e->func_name : "", maj, min, e->desc ? e->desc : "");
-	if (k > 0) th5_errlen += k < room ? k : room - 1;
+	if (k > 0) th5_st.errlen += k < room ? k : room - 1;
 	return 0;
 }
 
 static void th5_begin(void) {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	H5Eclear2(H5E_DEFAULT);
-	th5_errlen = 0;
-	th5_err[0] = 0;
-	th5_notfound = 0;
-	th5_unsup = 0;
-	th5_why[0] = 0;
-	th5_step = "";
+	th5_st.errlen = 0;
+	th5_st.err[0] = 0;
+	th5_st.notfound = 0;
+	th5_st.unsup = 0;
+	th5_st.why[0] = 0;
+	th5_st.step = "";
 }
 
 static void th5_fail(const char *step) {
-	th5_step = step;
+	th5_st.step = step;
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, th5_walk, NULL);
 	H5Eclear2(H5E_DEFAULT);
 }
 
 static void th5_unsupported(const char *step, const char *why) {
-	th5_step = step;
-	th5_unsup = 1;
-	snprintf(th5_why, sizeof th5_why, "%s", why);
+	th5_st.step = step;
+	th5_st.unsup = 1;
+	snprintf(th5_st.why, sizeof th5_st.why, "%s", why);
 }
 
 static hid_t th5_native_float(size_t size) {
@@ -256,15 +265,15 @@ out:
 	return rc;
 }
 
-// th5_read reads the hyperslab th5_start/th5_count into buf.
+// th5_read reads the hyperslab th5_st.start/count into buf.
 static int th5_read(hid_t dset, hid_t mem, int rank, void *buf) {
 	hid_t fs = -1, ms = -1;
 	int rc = -1;
 	th5_begin();
 	if ((fs = H5Dget_space(dset)) < 0) { th5_fail("reading the dataspace"); goto out; }
 	if (rank > 0) {
-		if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, th5_start, NULL, th5_count, NULL) < 0) { th5_fail("selecting the region"); goto out; }
-		ms = H5Screate_simple(rank, th5_count, NULL);
+		if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, th5_st.start, NULL, th5_st.count, NULL) < 0) { th5_fail("selecting the region"); goto out; }
+		ms = H5Screate_simple(rank, th5_st.count, NULL);
 	} else {
 		ms = H5Screate(H5S_SCALAR);
 	}
@@ -309,6 +318,9 @@ const Enabled = true
 // in parallel either way.
 var lib sync.Mutex
 
+// st is the C state of the last call, read under lib.
+var st = C.th5_state()
+
 // handle is an open dataset's HDF5 identifiers.
 type handle struct {
 	file, dset, mem C.hid_t
@@ -318,11 +330,11 @@ type handle struct {
 // lastError turns the C state of the failed call into an *Error (lib
 // held).
 func lastError(op, path, name, reason string) *Error {
-	e := &Error{Op: op, Path: path, Dataset: name, Reason: C.GoString(C.th5_step)}
+	e := &Error{Op: op, Path: path, Dataset: name, Reason: C.GoString(st.step)}
 	if reason != "" {
 		e.Reason = reason + ": " + e.Reason
 	}
-	recs := C.GoStringN(&C.th5_err[0], C.th5_errlen)
+	recs := C.GoStringN(&st.err[0], st.errlen)
 	for rec := range strings.SplitSeq(recs, "\x1e") {
 		f := strings.Split(rec, "\x1f")
 		if len(f) != 4 {
@@ -331,9 +343,9 @@ func lastError(op, path, name, reason string) *Error {
 		e.Stack = append(e.Stack, Frame{Func: f[0], Major: f[1], Minor: f[2], Desc: f[3]})
 	}
 	switch {
-	case C.th5_unsup != 0:
-		e.Err = fmt.Errorf("%w: %s", ErrUnsupported, C.GoString(&C.th5_why[0]))
-	case C.th5_notfound != 0 && op == "open":
+	case st.unsup != 0:
+		e.Err = fmt.Errorf("%w: %s", ErrUnsupported, C.GoString(&st.why[0]))
+	case st.notfound != 0 && op == "open":
 		e.Err = ErrNotFound
 	}
 	return e
@@ -424,8 +436,8 @@ func (h *handle) read(d *Dataset, dst []byte, start, count []int) error {
 	lib.Lock()
 	defer lib.Unlock()
 	for i := range h.rank {
-		C.th5_start[i] = C.hsize_t(start[i])
-		C.th5_count[i] = C.hsize_t(count[i])
+		st.start[i] = C.hsize_t(start[i])
+		st.count[i] = C.hsize_t(count[i])
 	}
 	// dst holds no Go pointers and H5Dread does not keep it.
 	if C.th5_read(h.dset, h.mem, C.int(h.rank), unsafe.Pointer(&dst[0])) < 0 {
