@@ -140,11 +140,18 @@
 // UDF that panics inside a task fails the run with the scheduler's
 // *sched.TaskError wrapping a *sched.PanicError.
 //
-// A dataset file (raw, npy, zarr) that cannot hold what it declares is a
+// A dataset file (raw, npy, zarr, hdf5) that cannot hold what it declares is a
 // *DatasetError naming the file, refused at open before anything is sized
 // from it: nav × sig × itemsize is multiplied with overflow checks
 // (numpy's rule on the non-zero dimensions), offset + data is compared
 // with the file's size without wrapping, a zarr grid of over 1M chunks
 // along its axes is refused before its boundary table is built, and the
-// npy and zarr readers' own errors (*npy.Error, *zarr.Error) are wrapped.
+// npy, zarr and hdf5 readers' own errors (*npy.Error, *zarr.Error,
+// *hdf5.Error with HDF5's error stack) are wrapped.
+//
+// # Datasets
+//
+// In memory, chunkarray, raw, npy, zarr and HDF5 (OpenHDF5; it needs
+// libhdf5 through cgo: build with -tags hdf5, libhdf5-dev and pkg-config
+// installed, else it fails with hdf5.ErrNotBuilt).
 package udfbridge
