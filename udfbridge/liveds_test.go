@@ -281,18 +281,22 @@ func badHeaders(t testing.TB) map[string][]byte {
 		return mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16+8*i:], d); return b })
 	}
 	return map[string][]byte{
-		"magic":           mod(func(b []byte) []byte { b[0] = 'X'; return b }),
-		"version":         mod(func(b []byte) []byte { b[8] = 2; return b }),
-		"dtype code 0":    mod(func(b []byte) []byte { b[10] = 0; return b }),
-		"dtype code 200":  mod(func(b []byte) []byte { b[10] = 200; return b }),
-		"byte order":      mod(func(b []byte) []byte { b[11] = 7; return b }),
-		"no nav":          mod(func(b []byte) []byte { b[12] = 0; return b }),
-		"no sig":          mod(func(b []byte) []byte { b[13] = 0; return b }),
-		"too many dims":   mod(func(b []byte) []byte { b[12], b[13] = 40, 40; return b }),
-		"reserved":        mod(func(b []byte) []byte { b[15] = 1; return b }),
-		"dim over 2^31":   dim(0, 1<<40),
-		"dim 2^64-1":      dim(2, ^uint64(0)),
-		"bytes overflow":  bytes.Clone(mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<30); binary.LittleEndian.PutUint64(b[24:], 1<<30); return b })),
+		"magic":          mod(func(b []byte) []byte { b[0] = 'X'; return b }),
+		"version":        mod(func(b []byte) []byte { b[8] = 2; return b }),
+		"dtype code 0":   mod(func(b []byte) []byte { b[10] = 0; return b }),
+		"dtype code 200": mod(func(b []byte) []byte { b[10] = 200; return b }),
+		"byte order":     mod(func(b []byte) []byte { b[11] = 7; return b }),
+		"no nav":         mod(func(b []byte) []byte { b[12] = 0; return b }),
+		"no sig":         mod(func(b []byte) []byte { b[13] = 0; return b }),
+		"too many dims":  mod(func(b []byte) []byte { b[12], b[13] = 40, 40; return b }),
+		"reserved":       mod(func(b []byte) []byte { b[15] = 1; return b }),
+		"dim over 2^31":  dim(0, 1<<40),
+		"dim 2^64-1":     dim(2, ^uint64(0)),
+		"bytes overflow": bytes.Clone(mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[16:], 1<<30)
+			binary.LittleEndian.PutUint64(b[24:], 1<<30)
+			return b
+		})),
 		"over max bytes":  dim(0, 1<<20),
 		"frame too large": mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[32:], 1<<30); return b }),
 	}
