@@ -38,11 +38,11 @@ type hdf5Params struct {
 // a row) straight into the task's tile buffer, from the run's free list;
 // HDF5 decompresses the chunks and converts the byte order.
 //
-// Partitions are aligned to the file's chunks along the first nav axis
-// (AlignPartitions) and tiles cut where chunks begin (FrameBlockStarts),
-// so that a chunk is decompressed by one task, not by each partition it
-// would straddle; nd/hdf5's chunk cache of a few chunks keeps it for the
-// task's next tiles.
+// Partitions are aligned to the file's chunks along nav as LiberTEM
+// aligns them (AlignPartitions) and tiles cut where chunks begin
+// (FrameBlockStarts), so that a chunk is decompressed by one task, not
+// by each partition it would straddle; nd/hdf5's chunk cache of a few
+// chunks keeps it for the task's next tiles.
 type HDF5Dataset struct {
 	f        *hdf5.Dataset
 	path     string
@@ -103,12 +103,13 @@ func (d *HDF5Dataset) Spec() (DatasetSpec, error) {
 }
 
 // FrameBlockStarts returns the flat frames where the file's chunks begin
-// when they hold whole rows of the nav axes after the first (nil
-// otherwise, and for a dataset that is not chunked).
+// when the chunks cut the flat nav axis into runs (nil otherwise, and for
+// a dataset that is not chunked): when, for some nav axis i, the chunks
+// are 1 along the axes before i and whole along the nav axes after it.
 func (d *HDF5Dataset) FrameBlockStarts() []int {
-	u := d.chunkRowFrames()
-	if u == 0 {
-		return nil
+	u, runs := chunkUnit(d.nav, d.f.Chunks())
+	if u <= 1 || !runs {
+		return nil // frame chunks: a tile of whole frames reads whole chunks
 	}
 	n := dsProd(d.nav)
 	out := make([]int, 0, n/u+1)
@@ -118,47 +119,54 @@ func (d *HDF5Dataset) FrameBlockStarts() []int {
 	return out
 }
 
-// chunkRowFrames returns the frames of one row of chunks along the first
-// nav axis when the chunks hold whole rows of the other nav axes, else 0.
-func (d *HDF5Dataset) chunkRowFrames() int {
-	ch := d.f.Chunks()
+// chunkUnit returns LiberTEM's smallest partition for the file's chunks,
+// in frames (0 for a dataset that is not chunked): along the first nav
+// axis i whose chunk is not 1, one chunk, times the nav axes after i
+// whole, so that partitions of whole units share no chunk. runs reports
+// whether the unit is one chunk's frames (the chunks whole along the nav
+// axes after i), so that units are runs of single chunks.
+func chunkUnit(nav, ch []int) (u int, runs bool) {
 	if ch == nil {
-		return 0
+		return 0, false
 	}
-	for i := 1; i < len(d.nav); i++ {
-		if ch[i] < d.nav[i] {
-			return 0
-		}
+	k := len(nav)
+	i := 0
+	for i < k && ch[i] == 1 {
+		i++
 	}
-	return ch[0] * dsProd(d.nav[1:])
+	if i == k {
+		return 1, true // frame chunks
+	}
+	runs = true
+	for j := i + 1; j < k; j++ {
+		runs = runs && ch[j] >= nav[j]
+	}
+	return min(ch[i], nav[i]) * dsProd(nav[i+1:]), runs
 }
 
 // AlignPartitions moves each inner partition boundary to the nearest
-// start of a row of chunks along the first nav axis (chunks as in
-// FrameBlockStarts), keeping the count (partitions may come out empty,
-// and get no task). When rows of chunks are larger than the partitions
-// asked for, or chunks cut the other nav axes (a flat frame range then
-// meets every chunk of the rows it spans, however it is cut), the bounds
-// are kept as they are.
+// multiple of the chunk unit (chunkUnit), as LiberTEM sizes HDF5
+// partitions so that no two read the same chunk, keeping the count:
+// partitions may come out empty, and get no task. Chunks large along the
+// nav axes thus mean few partitions (one, for chunks spanning the first
+// nav axis), which LiberTEM prefers to decompressing a chunk in every
+// partition that needs a part of it.
 func (d *HDF5Dataset) AlignPartitions(bounds []int) []int {
-	return alignBounds(bounds, d.chunkRowFrames())
+	u, _ := chunkUnit(d.nav, d.f.Chunks())
+	return alignBounds(bounds, u)
 }
 
 // alignBounds rounds the inner bounds to the nearest multiple of u (ties
-// down), unless u is 0 or larger than the average partition.
+// down), at most the last bound; u <= 1 leaves them as they are.
 func alignBounds(bounds []int, u int) []int {
 	p := len(bounds) - 1
-	if p < 2 || u <= 0 {
+	if p < 2 || u <= 1 {
 		return bounds
 	}
 	n := bounds[p]
-	if u > n/p {
-		return bounds
-	}
 	out := dsClone(bounds)
 	for i := 1; i < p; i++ {
-		b := (bounds[i] + (u-1)/2) / u * u
-		out[i] = min(b, n)
+		out[i] = min((bounds[i]+(u-1)/2)/u*u, n)
 	}
 	return out
 }

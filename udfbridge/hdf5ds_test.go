@@ -168,25 +168,25 @@ func sameResults(t *testing.T, what string, got, want *Results, name string) {
 	}
 }
 
-// TestHDF5RunIter checks that RunIter over an HDF5 dataset ends with the
-// result of Run and takes one step per non-empty aligned partition.
+// TestHDF5RunIter checks that a run's partitions are aligned to the
+// chunks (chunks of 8 nav rows of 3 frames: units of 24 frames, so 3
+// partitions of 12 frames become [0, 0), [0, 24), [24, 36)) and that
+// RunIter takes one step per non-empty aligned partition, the first
+// merging frames [0, 24), and ends with the result of Run.
 func TestHDF5RunIter(t *testing.T) {
 	dir := t.TempDir()
-	c := hdf5test.Case{File: "it.h5", Dataset: "d", DType: "<u2", Shape: []int{12, 3, 4, 4}, Chunks: []int{4, 3, 4, 4}, Compression: "gzip"}
+	c := hdf5test.Case{File: "it.h5", Dataset: "d", DType: "<u2", Shape: []int{12, 3, 4, 4}, Chunks: []int{8, 3, 4, 4}, Compression: "gzip"}
 	hdf5test.Write(t, dir, c)
 	ds, err := OpenHDF5(hdf5test.Path(dir, c), c.Dataset, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	// 3 partitions of 12 rows of 3 frames: bounds 0, 12, 24, 36 are
-	// already chunk rows (12 frames); 2 partitions (0, 18, 36) move to
-	// (0, 12, 36).
-	if got := ds.AlignPartitions(Partitions(36, 2)); !slices.Equal(got, []int{0, 12, 36}) {
-		t.Errorf("AlignPartitions(%v) = %v, want [0 12 36]", Partitions(36, 2), got)
+	if got := ds.AlignPartitions(Partitions(36, 3)); !slices.Equal(got, []int{0, 0, 24, 36}) {
+		t.Errorf("AlignPartitions(%v) = %v, want [0 0 24 36]", Partitions(36, 3), got)
 	}
 	ctx := context.Background()
-	it, err := RunIter(ds, []UDF{&SumUDF{}}, WithPartitions(2))
+	it, err := RunIter(ds, []UDF{&SumUDF{}}, WithPartitions(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,14 @@ func TestHDF5RunIter(t *testing.T) {
 	var last []*Results
 	for it.Next(ctx) {
 		steps++
-		last = it.Partial().Results
+		p := it.Partial()
+		last = p.Results
+		if steps == 1 {
+			dmg, _ := nd.Values[bool](p.Damage.Contiguous())
+			if k := slices.Index(dmg, false); k != 24 {
+				t.Errorf("first step merged frames [0, %d), want [0, 24)", k)
+			}
+		}
 	}
 	if err := it.Err(); err != nil {
 		t.Fatal(err)
@@ -202,7 +209,7 @@ func TestHDF5RunIter(t *testing.T) {
 	if steps != 2 {
 		t.Errorf("%d steps, want 2", steps)
 	}
-	want, err := Run(ctx, ds, []UDF{&SumUDF{}}, WithPartitions(2))
+	want, err := Run(ctx, ds, []UDF{&SumUDF{}}, WithPartitions(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +228,9 @@ func TestAlignBounds(t *testing.T) {
 		{"round to nearest", []int{0, 33, 66, 100}, 10, []int{0, 30, 70, 100}},
 		{"ties down", []int{0, 15, 30}, 10, []int{0, 10, 30}},
 		{"aligned already", []int{0, 12, 24, 36}, 12, []int{0, 12, 24, 36}},
-		{"rows larger than partitions", []int{0, 2, 5, 7, 10}, 3, []int{0, 2, 5, 7, 10}},
+		{"units larger than partitions", []int{0, 2, 5, 7, 10}, 3, []int{0, 3, 6, 6, 10}},
+		{"unit of the whole scan", []int{0, 25, 50, 75, 100}, 100, []int{0, 0, 0, 100, 100}},
+		{"frame unit", []int{0, 3, 7}, 1, []int{0, 3, 7}},
 		{"six", []int{0, 8, 16, 25, 33, 41, 50}, 8, []int{0, 8, 16, 24, 32, 40, 50}},
 		{"last stays n", []int{0, 16, 33, 50}, 16, []int{0, 16, 32, 50}},
 		{"empty partitions", []int{0, 3, 6, 9, 12}, 3, []int{0, 3, 6, 9, 12}},
@@ -230,6 +239,33 @@ func TestAlignBounds(t *testing.T) {
 		got := alignBounds(c.bounds, c.u)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: alignBounds(%v, %d) = %v, want %v", c.name, c.bounds, c.u, got, c.want)
+		}
+	}
+}
+
+// TestChunkUnit holds chunkUnit to the partition shapes LiberTEM's HDF5
+// dataset derives from chunks (its _partition_shape_for_chunking and
+// _have_contig_chunks examples), in frames.
+func TestChunkUnit(t *testing.T) {
+	for _, c := range []struct {
+		nav, chunks []int
+		u           int
+		runs        bool
+	}{
+		{[]int{64, 64}, []int{1, 4, 32, 32}, 4, true},
+		{[]int{64, 64}, []int{2, 4, 32, 32}, 128, false},
+		{[]int{64, 64}, []int{2, 64, 32, 32}, 128, true},
+		{[]int{64, 64}, []int{64, 1, 32, 32}, 4096, false},
+		{[]int{16, 64, 64}, []int{1, 1, 2, 32, 32}, 2, true},
+		{[]int{16, 64, 64}, []int{1, 2, 1, 32, 32}, 128, false},
+		{[]int{16, 64, 64}, []int{2, 1, 1, 32, 32}, 8192, false},
+		{[]int{8, 8}, []int{1, 1, 4, 4}, 1, true},
+		{[]int{8, 8}, []int{16, 8, 4, 4}, 64, true}, // a chunk over the extent
+		{[]int{8, 8}, nil, 0, false},
+	} {
+		u, runs := chunkUnit(c.nav, c.chunks)
+		if u != c.u || runs != c.runs {
+			t.Errorf("chunkUnit(%v, %v) = %d, %v, want %d, %v", c.nav, c.chunks, u, runs, c.u, c.runs)
 		}
 	}
 }
