@@ -226,7 +226,8 @@ type LiveDataset struct {
 	blocks   [][]byte
 	received int
 	err      error         // why the stream ended early (sticky)
-	notify   chan struct{} // closed, then replaced, at each change
+	notify   chan struct{} // closed, then replaced, at each change while waiters > 0
+	waiters  int           // Reads waiting on notify
 }
 
 var (
@@ -324,8 +325,10 @@ func (d *LiveDataset) receive() {
 		}
 		d.mu.Lock()
 		d.received = f + 1
-		close(d.notify)
-		d.notify = make(chan struct{})
+		if d.waiters > 0 { // else no channel to close and replace per frame
+			close(d.notify)
+			d.notify = make(chan struct{})
+		}
 		d.mu.Unlock()
 	}
 }
@@ -390,16 +393,23 @@ func (d *LiveDataset) wait(ctx context.Context, end int) error {
 	for {
 		d.mu.Lock()
 		got, err, ch := d.received, d.err, d.notify
-		d.mu.Unlock()
-		if got >= end {
-			return nil
-		}
-		if err != nil {
+		if got >= end || err != nil {
+			d.mu.Unlock()
+			if got >= end {
+				return nil
+			}
 			return err
 		}
+		d.waiters++
+		d.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
+		}
+		d.mu.Lock()
+		d.waiters--
+		d.mu.Unlock()
+		if ctx.Err() != nil {
 			return &LiveError{Peer: d.peer, Op: "read", Err: fmt.Errorf("waiting for frame %d (%d of %d received): %w", end-1, got, d.n, ctx.Err())}
 		}
 	}
