@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"math/cmplx"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/nd/hdf5"
 	"github.com/tessera-go/tessera/nd/hdf5/hdf5test"
@@ -394,4 +397,68 @@ func TestHDF5Errors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), cp) || !strings.Contains(err.Error(), "/data") {
 		t.Errorf("run over a file truncated after open: %v, want an error naming %s and /data", err, cp)
 	}
+}
+
+// TestHDF5LiveTileLoopAllocatesNothing is TestTileLoopAllocatesNothing
+// for the HDF5 and live task readers: a partition task of 8 tiles and one
+// of 64 make the same number of allocations.
+func TestHDF5LiveTileLoopAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not exact under the race detector")
+	}
+	const depth, sig = 4, 24
+	count := func(t *testing.T, ds Dataset, frames int) float64 {
+		p, err := plan(ds, []UDF{&SumUDF{}, &SumSigUDF{}, &MaxUDF{}},
+			[]RunOption{WithPartitions(1), WithTileShape(depth, nil), WithScheduler(sched.Sync{})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := &partOp{ri: p.ri, Part: 0, Start: 0, Stop: frames}
+		ctx := freelist.NewContext(context.Background(), freelist.NewAuto(2))
+		return minAllocs(func() {
+			if _, err := op.Run(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("live", func(t *testing.T) {
+		n := map[int]float64{}
+		for _, tiles := range []int{8, 64} {
+			m := memDataset(t, tiles*depth, sig, nd.Uint16)
+			addr, sent := serve(t, func(c net.Conn) error { return SendFrames(c, m.Array(), 1, true) })
+			ds, err := DialLive(context.Background(), addr, LiveOptions{Timeout: 30 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+			n[tiles] = count(t, ds, tiles*depth)
+			ds.Close()
+		}
+		if n[8] != n[64] {
+			t.Fatalf("8 tiles: %v allocations, 64 tiles: %v", n[8], n[64])
+		}
+	})
+	t.Run("hdf5", func(t *testing.T) {
+		dir := t.TempDir()
+		var cases []hdf5test.Case
+		for _, tiles := range []int{8, 64} {
+			cases = append(cases, hdf5test.Case{File: "a.h5", Dataset: fmt.Sprint(tiles), DType: ">u2",
+				Shape: []int{tiles * depth, sig, sig}, Chunks: []int{depth, sig, sig}, Compression: "gzip"})
+		}
+		hdf5test.Write(t, dir, cases...)
+		n := map[int]float64{}
+		for i, tiles := range []int{8, 64} {
+			ds, err := OpenHDF5(hdf5test.Path(dir, cases[i]), cases[i].Dataset, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n[tiles] = count(t, ds, tiles*depth)
+			ds.Close()
+		}
+		if n[8] != n[64] {
+			t.Fatalf("8 tiles: %v allocations, 64 tiles: %v", n[8], n[64])
+		}
+	})
 }

@@ -214,6 +214,7 @@ func readLiveHeader(r io.Reader, maxBytes int64) (LiveHeader, error) {
 type LiveDataset struct {
 	conn    net.Conn
 	peer    string
+	name    string // String(), made once: checkRead names it in every read
 	h       LiveHeader
 	timeout time.Duration
 	n       int // frames in the scan
@@ -273,7 +274,7 @@ func NewLive(conn net.Conn, opts LiveOptions) (*LiveDataset, error) {
 	if err != nil {
 		return nil, &LiveError{Peer: peer, Op: "header", Err: noEOF(err)}
 	}
-	d := &LiveDataset{conn: conn, peer: peer, h: h, timeout: opts.Timeout, n: dsProd(h.Nav),
+	d := &LiveDataset{conn: conn, peer: peer, name: "live stream from " + peer, h: h, timeout: opts.Timeout, n: dsProd(h.Nav),
 		frame: dsProd(h.Sig) * h.DType.Size(), done: make(chan struct{}), notify: make(chan struct{})}
 	d.perBlock = max(1, liveBlockBytes/max(d.frame, 1))
 	go d.receive()
@@ -380,7 +381,7 @@ func (d *LiveDataset) Received() (int, error) {
 func (d *LiveDataset) NavShape() []int { return dsClone(d.h.Nav) }
 func (d *LiveDataset) SigShape() []int { return dsClone(d.h.Sig) }
 func (d *LiveDataset) DType() nd.DType { return d.h.DType }
-func (d *LiveDataset) String() string  { return "live stream from " + d.peer }
+func (d *LiveDataset) String() string  { return d.name }
 
 func (d *LiveDataset) Spec() (DatasetSpec, error) {
 	b, err := json.Marshal(liveParams{Peer: d.peer})
@@ -432,9 +433,10 @@ type liveReader struct {
 	d      *LiveDataset
 	buf    listBuf
 	listed bool
-	sh     []int
-	full   []int
-	st     []int
+	sh     []int // the tile's shape
+	full   []int // a block's shape
+	st     []int // the region's start in a block
+	bsh    []int // the region's shape in a block
 }
 
 func (r *liveReader) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
@@ -455,46 +457,71 @@ func (r *liveReader) read(ctx context.Context, start, n int, sigStart, sigShape 
 		return nil, err
 	}
 	r.sh = append(append(r.sh[:0], n), sigShape...)
-	var tile *nd.Array
+	dt := d.h.DType
 	if buf == nil {
-		tile, err = nd.Zeros(d.h.DType, r.sh...)
-	} else {
-		tile, err = buf.get(d.h.DType, r.sh)
+		tile, err := nd.Zeros(dt, r.sh...)
+		if err != nil {
+			return nil, err
+		}
+		if err := nd.FillRaw(tile, d.h.BigEndian, func(dst []byte) error {
+			r.copyFrames(dst, start, n, sigStart, sigShape)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return tile, nil
 	}
+	tile, err := buf.get(dt, r.sh)
 	if err != nil {
 		return nil, fmt.Errorf("udfbridge: %v: tile buffer: %w", d, err)
 	}
-	// The blocks of received frames do not change: no lock is needed
-	// to copy out of frames below received, only to read the list.
+	// The tile is the first bytes of the buffer: copied into straight
+	// (FillRaw's closure would cost an allocation per tile), then made
+	// host order and valid bools as FillRaw would.
+	raw := buf.mem[:dsProd(r.sh)*dt.Size()]
+	r.copyFrames(raw, start, n, sigStart, sigShape)
+	switch {
+	case dt == nd.Bool:
+		for i, b := range raw {
+			if b > 1 {
+				raw[i] = 1
+			}
+		}
+	case d.h.BigEndian:
+		w := dt.Size()
+		if dt.IsComplex() {
+			w /= 2
+		}
+		nd.SwapBytes(raw, w)
+	}
+	return tile, nil
+}
+
+// copyFrames copies the sig region of frames [start, start+n) out of the
+// received blocks into dst, in C order, as they came on the wire.
+func (r *liveReader) copyFrames(dst []byte, start, n int, sigStart, sigShape []int) {
+	d := r.d
+	// The blocks of received frames do not change: only the list is read
+	// under the lock.
 	d.mu.Lock()
 	blocks := d.blocks
 	d.mu.Unlock()
 	item := d.h.DType.Size()
 	regionBytes := dsProd(sigShape) * item
-	err = nd.FillRaw(tile, d.h.BigEndian, func(dst []byte) error {
-		for f := start; f < start+n; {
-			b, k := f/d.perBlock, f%d.perBlock
-			m := min(d.perBlock-k, start+n-f)
-			frames := len(blocks[b]) / max(d.frame, 1)
-			r.full = append(append(r.full[:0], frames), d.h.Sig...)
-			r.st = append(append(r.st[:0], k), sigStart...)
-			sh := append([]int{m}, sigShape...)
-			pos0 := (f - start) * regionBytes
-			blk := blocks[b]
-			if err := regionRuns(r.full, r.st, sh, item, func(pos int, off int64, run int) error {
-				copy(dst[pos0+pos:pos0+pos+run], blk[off:off+int64(run)])
-				return nil
-			}); err != nil {
-				return err
-			}
-			f += m
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	for f := start; f < start+n; {
+		b, k := f/d.perBlock, f%d.perBlock
+		m := min(d.perBlock-k, start+n-f)
+		blk := blocks[b]
+		r.full = append(append(r.full[:0], len(blk)/max(d.frame, 1)), d.h.Sig...)
+		r.st = append(append(r.st[:0], k), sigStart...)
+		r.bsh = append(append(r.bsh[:0], m), sigShape...)
+		pos0 := (f - start) * regionBytes
+		_ = regionRuns(r.full, r.st, r.bsh, item, func(pos int, off int64, run int) error {
+			copy(dst[pos0+pos:pos0+pos+run], blk[off:off+int64(run)])
+			return nil
+		})
+		f += m
 	}
-	return tile, nil
 }
 
 // Close gives the tile buffer back to the run's free list.
