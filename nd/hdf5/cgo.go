@@ -217,6 +217,7 @@ static void th5_close_info(th5_info *in) {
 
 static int th5_open(const char *path, const char *name, th5_info *in) {
 	hid_t space = -1, dcpl = -1, ft = -1, dapl = -1;
+	hsize_t maxdims[TH5_MAXRANK];
 	int rc = -1, nf;
 	size_t cache;
 	th5_begin();
@@ -231,10 +232,25 @@ static int th5_open(const char *path, const char *name, th5_info *in) {
 	}
 	if ((in->rank = H5Sget_simple_extent_ndims(space)) < 0) { th5_fail("reading the rank"); goto out; }
 	if (in->rank > TH5_MAXRANK) { th5_unsupported("dataspace", "rank over 32"); goto out; }
-	if (in->rank > 0 && H5Sget_simple_extent_dims(space, in->dims, NULL) < 0) { th5_fail("reading the shape"); goto out; }
+	if (in->rank > 0 && H5Sget_simple_extent_dims(space, in->dims, maxdims) < 0) { th5_fail("reading the shape"); goto out; }
+	if ((ft = H5Dget_type(in->dset)) < 0) { th5_fail("reading the element type"); goto out; }
 	if ((dcpl = H5Dget_create_plist(in->dset)) < 0) { th5_fail("reading the creation properties"); goto out; }
 	if ((in->layout = H5Pget_layout(dcpl)) < 0) { th5_fail("reading the layout"); goto out; }
-	if (in->layout == H5D_CHUNKED && H5Pget_chunk(dcpl, in->rank, in->chunk) < 0) { th5_fail("reading the chunk shape"); goto out; }
+	if (in->layout == H5D_CHUNKED) {
+		double cb = (double)H5Tget_size(ft);
+		if (H5Pget_chunk(dcpl, in->rank, in->chunk) < 0) { th5_fail("reading the chunk shape"); goto out; }
+		// HDF5 refuses to create such chunks; libhdf5 1.10 reads a file
+		// that has them anyway and overruns its buffers (a fuzzed file
+		// whose chunk grew past its fixed dimension crashed h5py too).
+		for (int i = 0; i < in->rank; i++) {
+			cb *= (double)in->chunk[i];
+			if (in->chunk[i] == 0 || (maxdims[i] != H5S_UNLIMITED && in->chunk[i] > maxdims[i])) {
+				th5_unsupported("chunk shape", "corrupt: a chunk dimension is 0 or larger than its fixed dimension");
+				goto out;
+			}
+		}
+		if (cb > 4294967295.0) { th5_unsupported("chunk shape", "corrupt: a chunk of over 4 GiB"); goto out; }
+	}
 	if ((nf = H5Pget_nfilters(dcpl)) < 0) { th5_fail("reading the filters"); goto out; }
 	for (int i = 0; i < nf; i++) {
 		char nm[64] = "";
@@ -244,7 +260,6 @@ static int th5_open(const char *path, const char *name, th5_info *in) {
 		if (H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, sizeof nm, nm, &conf) < 0) { th5_fail("reading a filter"); goto out; }
 		snprintf(in->filters + used, sizeof in->filters - used, "%s%s", i ? "\x1f" : "", nm);
 	}
-	if ((ft = H5Dget_type(in->dset)) < 0) { th5_fail("reading the element type"); goto out; }
 	if (th5_memtype(ft, in) < 0) goto out;
 	if (in->layout == H5D_CHUNKED && (cache = th5_cache_bytes(in)) > 0) {
 		// Reopened with a chunk cache that holds a few chunks: the

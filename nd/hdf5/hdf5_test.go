@@ -344,3 +344,35 @@ func TestReadRegionAllocs(t *testing.T) {
 		t.Errorf("ReadRegion: %v allocations, want 0", n)
 	}
 }
+
+// TestCorruptChunkShape opens testdata/example.h5 with one byte of its
+// layout message changed so that the chunks are 1×3×4×35844 in a
+// dataset of fixed shape 2×3×4×4: libhdf5 1.10 opens such a file and
+// overruns a buffer reading it (h5py crashes on it too; a fuzz run of
+// mutated copies found it), so Open refuses it.
+func TestCorruptChunkShape(t *testing.T) {
+	if !hdf5.Enabled {
+		t.Skip("built without HDF5 support: run with -tags hdf5")
+	}
+	b, err := os.ReadFile("testdata/example.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = 2040 // the second byte of the last chunk dimension
+	if b[at-1] != 4 || b[at] != 0 {
+		t.Fatalf("testdata/example.h5 changed: bytes %d-%d are %x, want 04 00", at-1, at, b[at-1:at+1])
+	}
+	b[at] = 0x8c
+	path := filepath.Join(t.TempDir(), "corrupt.h5")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := hdf5.Open(path, "/entry/data")
+	if err == nil {
+		d.Close()
+		t.Fatal("Open of a dataset with chunks larger than its fixed shape: no error")
+	}
+	if !errors.Is(err, hdf5.ErrUnsupported) || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), path) {
+		t.Errorf("%v: want ErrUnsupported saying corrupt and naming the file", err)
+	}
+}
