@@ -103,3 +103,5 @@ func FromHDF5(path, name string, chunks any) *Array {
 	parts := append(append(fileToken(path), name), chunksToken(ch)...)
 	return newArray(op, shape, ch, d.DType(), &sourceLayer{op: newOp(opHDF5Read, p)}, parts...)
 }
+
+func (hdf5ReadP) Label() string { return "from-hdf5" }
