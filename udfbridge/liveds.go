@@ -229,6 +229,7 @@ type LiveDataset struct {
 	err      error         // why the stream ended early (sticky)
 	notify   chan struct{} // closed, then replaced, at each change while waiters > 0
 	waiters  int           // Reads waiting on notify
+	wake     int           // the fewest frames one of them waits for
 }
 
 var (
@@ -274,7 +275,7 @@ func NewLive(conn net.Conn, opts LiveOptions) (*LiveDataset, error) {
 	if err != nil {
 		return nil, &LiveError{Peer: peer, Op: "header", Err: noEOF(err)}
 	}
-	d := &LiveDataset{conn: conn, peer: peer, name: "live stream from " + peer, h: h, timeout: opts.Timeout, n: dsProd(h.Nav),
+	d := &LiveDataset{conn: conn, peer: peer, name: "live stream from " + peer, h: h, timeout: opts.Timeout, n: dsProd(h.Nav), wake: math.MaxInt,
 		frame: dsProd(h.Sig) * h.DType.Size(), done: make(chan struct{}), notify: make(chan struct{})}
 	d.perBlock = max(1, liveBlockBytes/max(d.frame, 1))
 	go d.receive()
@@ -326,9 +327,12 @@ func (d *LiveDataset) receive() {
 		}
 		d.mu.Lock()
 		d.received = f + 1
-		if d.waiters > 0 { // else no channel to close and replace per frame
+		// Waiters are woken when the first of them can go on, not at
+		// every frame (a channel per frame).
+		if d.waiters > 0 && d.received >= d.wake {
 			close(d.notify)
 			d.notify = make(chan struct{})
+			d.wake = math.MaxInt
 		}
 		d.mu.Unlock()
 	}
@@ -402,6 +406,7 @@ func (d *LiveDataset) wait(ctx context.Context, end int) error {
 			return err
 		}
 		d.waiters++
+		d.wake = min(d.wake, end)
 		d.mu.Unlock()
 		select {
 		case <-ch:
@@ -539,6 +544,7 @@ type LiveSender struct {
 	n     int
 	frame int
 	buf   []byte
+	view  nd.Array
 }
 
 // NewLiveSender writes h to w and returns a sender of its frames.
@@ -564,13 +570,13 @@ func (s *LiveSender) Send(frames *nd.Array) error {
 		return fmt.Errorf("udfbridge: live sender: %d frames after %d of a scan of %d", sh[0], s.next, s.n)
 	}
 	for k := range sh[0] {
-		f, err := frames.Index(0, k)
-		if err != nil {
+		// One frame through a reused view: no header per frame.
+		if err := s.view.SetSlice(frames, nd.Slice1{Start: k, Stop: k + 1, Step: 1}); err != nil {
 			return err
 		}
 		s.buf = binary.LittleEndian.AppendUint64(s.buf[:0], uint64(s.next))
 		s.buf = binary.LittleEndian.AppendUint64(s.buf, uint64(s.frame))
-		s.buf = f.AppendBytes(s.buf, false)
+		s.buf = s.view.AppendBytes(s.buf, false)
 		if s.h.BigEndian {
 			w := s.h.DType.Size()
 			if s.h.DType.IsComplex() {
