@@ -217,6 +217,14 @@ func TestHDF5RunIter(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameResults(t, "iter", last[0], want[0], "intensity")
+	// ToChunkArray cuts the same partitions: blocks of 24 and 12 frames.
+	a, _, err := ToChunkArray(ds, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Chunks()[0]; !slices.Equal(got, []int{24, 12}) {
+		t.Errorf("ToChunkArray blocks %v along the frames, want [24 12]", got)
+	}
 }
 
 func TestAlignBounds(t *testing.T) {
