@@ -3,7 +3,6 @@ package udfbridge
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,23 +18,6 @@ import (
 
 // Live data: frames read from a TCP stream as they arrive (LiberTEM-live).
 // The wire format is described in doc.go ("Live data").
-
-// KindLive is the dataset kind of live streams. A live dataset's frames
-// arrive once, on one connection: its spec names the peer but cannot be
-// reopened (OpenSpec fails saying so).
-const KindLive = "live"
-
-func init() {
-	RegisterDatasetKind(KindLive, func(params []byte) (Dataset, error) {
-		var p liveParams
-		_ = json.Unmarshal(params, &p)
-		return nil, &LiveError{Peer: p.Peer, Op: "reopen", Err: errors.New("a live stream cannot be reopened: its frames arrive once, on one connection (run it in this process)")}
-	})
-}
-
-type liveParams struct {
-	Peer string `json:"peer"`
-}
 
 // The wire format's constants.
 const (
@@ -93,7 +75,7 @@ type LiveHeader struct {
 }
 
 // LiveError is an error of a live stream, naming the peer: Op is "dial",
-// "header", "frame N" (the frame expected next), "read" or "reopen".
+// "header", "frame N" (the frame expected next), "read" or "spec".
 type LiveError struct {
 	Peer string
 	Op   string
@@ -387,9 +369,11 @@ func (d *LiveDataset) SigShape() []int { return dsClone(d.h.Sig) }
 func (d *LiveDataset) DType() nd.DType { return d.h.DType }
 func (d *LiveDataset) String() string  { return d.name }
 
+// Spec fails: a live stream's frames arrive once, on one connection, so
+// no other process can reopen it, and a run over it stays in this
+// process (the suite of udftest calls such a dataset in-process only).
 func (d *LiveDataset) Spec() (DatasetSpec, error) {
-	b, err := json.Marshal(liveParams{Peer: d.peer})
-	return DatasetSpec{Kind: KindLive, Params: b}, err
+	return DatasetSpec{}, &LiveError{Peer: d.peer, Op: "spec", Err: errors.New("a live stream cannot be reopened: its frames arrive once, on one connection (run it in this process)")}
 }
 
 // wait blocks until frames [0, end) have arrived, the stream has failed,
