@@ -1,0 +1,208 @@
+package chunkarray
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/nd"
+)
+
+// The block ops of the shape functions that compute within a block:
+// repeat, coarsen and conj map each block to the output block of the same
+// index (mapLayer); diagonal maps each piece of the diagonal to the block
+// it crosses (diagonalLayer).
+
+// mapLayer: output block idx is op applied to input block idx (the same
+// block grid; the block shapes may differ).
+type mapLayer struct {
+	in *Array
+	op graph.Op
+}
+
+func (l *mapLayer) inputs() []*Array { return []*Array{l.in} }
+
+func (l *mapLayer) block(_ *Array, idx []int) graph.Node {
+	return graph.Task(l.op, graph.Ref(l.in.Key(idx...)))
+}
+
+const (
+	opRepeat   = "chunkarray.repeat"
+	opCoarsen  = "chunkarray.coarsen"
+	opConj     = "chunkarray.conj"
+	opDiagonal = "chunkarray.diagonal"
+)
+
+func init() {
+	register[repeatP](opRepeat)
+	register[coarsenP](opCoarsen)
+	register[conjP](opConj)
+	register[diagonalP](opDiagonal)
+}
+
+// repeatP repeats every element of a block N times along Axis.
+type repeatP struct {
+	Axis int `json:"axis"`
+	N    int `json:"n"`
+}
+
+func (p repeatP) run(_ context.Context, args []any) (any, error) {
+	b, err := argArray(args[0], opRepeat)
+	if err != nil {
+		return nil, err
+	}
+	if p.Axis < 0 || p.Axis >= b.NDim() || p.N < 0 {
+		return nil, fmt.Errorf("%s: axis %d, count %d for a block of shape %v", opRepeat, p.Axis, p.N, b.Shape())
+	}
+	n := b.Shape()[p.Axis]
+	idx := make([]int, n*p.N)
+	for i := range idx {
+		idx[i] = i / p.N
+	}
+	return takeAxis(b, p.Axis, idx)
+}
+
+// coarsenP reduces a block with Op over windows of Factors (per axis):
+// the block, whose lengths are multiples of the factors, is reshaped to
+// (n0/f0, f0, n1/f1, f1, …) and reduced over the odd axes.
+type coarsenP struct {
+	Op      nd.ReduceOp `json:"op"`
+	Factors []int       `json:"factors"`
+}
+
+func (p coarsenP) run(_ context.Context, args []any) (any, error) {
+	b, err := argArray(args[0], opCoarsen)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Factors) != b.NDim() {
+		return nil, fmt.Errorf("%s: %d factors for a block of shape %v", opCoarsen, len(p.Factors), b.Shape())
+	}
+	sh := make([]int, 0, 2*b.NDim())
+	axes := make([]int, b.NDim())
+	for i, s := range b.Shape() {
+		f := p.Factors[i]
+		if f <= 0 || s%f != 0 {
+			return nil, fmt.Errorf("%s: block of shape %v is not a multiple of the factors %v", opCoarsen, b.Shape(), p.Factors)
+		}
+		sh = append(sh, s/f, f)
+		axes[i] = 2*i + 1
+	}
+	r, err := b.Contiguous().Reshape(sh...)
+	if err != nil {
+		return nil, err
+	}
+	return nd.Reduce(p.Op, r, axes, false)
+}
+
+// conjP conjugates a complex block.
+type conjP struct{}
+
+var conjOp = newOp(opConj, conjP{})
+
+func (conjP) run(_ context.Context, args []any) (any, error) {
+	b, err := argArray(args[0], opConj)
+	if err != nil {
+		return nil, err
+	}
+	out := b.Copy()
+	switch d := out.Data().(type) {
+	case []complex64:
+		for i, v := range d {
+			d[i] = complex(real(v), -imag(v))
+		}
+	case []complex128:
+		for i, v := range d {
+			d[i] = complex(real(v), -imag(v))
+		}
+	}
+	return out, nil
+}
+
+// diagonalLayer: output block (loop…, p) is piece p of the diagonal, from
+// the input block at the loop indices with the piece's blocks on the two
+// axes.
+type diagonalLayer struct {
+	in     *Array
+	a1, a2 int
+	pieces []diagPiece
+	op     graph.Op
+}
+
+func (l *diagonalLayer) inputs() []*Array { return []*Array{l.in} }
+
+func (l *diagonalLayer) block(_ *Array, idx []int) graph.Node {
+	p := l.pieces[idx[len(idx)-1]]
+	src := make([]int, l.in.NDim())
+	k := 0
+	for i := range src {
+		switch i {
+		case l.a1:
+			src[i] = p.b1
+		case l.a2:
+			src[i] = p.b2
+		default:
+			src[i] = idx[k]
+			k++
+		}
+	}
+	return graph.Task(l.op, graph.Ref(l.in.Key(src...)), graph.Lit([]int{p.lo1, p.lo2, p.n}))
+}
+
+// diagonalP takes the diagonal of a block. Args: the block, and its first
+// element's offsets on the two axes and the length.
+type diagonalP struct {
+	Axis1 int `json:"axis1"`
+	Axis2 int `json:"axis2"`
+}
+
+func (p diagonalP) run(_ context.Context, args []any) (any, error) {
+	b, err := argArray(args[0], opDiagonal)
+	if err != nil {
+		return nil, err
+	}
+	geo, err := argInts(args, 1, opDiagonal)
+	if err != nil {
+		return nil, err
+	}
+	n := b.NDim()
+	if len(geo) != 3 || p.Axis1 < 0 || p.Axis1 >= n || p.Axis2 < 0 || p.Axis2 >= n || p.Axis1 == p.Axis2 {
+		return nil, fmt.Errorf("%s: axes %d, %d and piece %v for a block of shape %v", opDiagonal, p.Axis1, p.Axis2, geo, b.Shape())
+	}
+	lo1, lo2, length := geo[0], geo[1], geo[2]
+	var order []int
+	var shape []int
+	for i := range n {
+		if i != p.Axis1 && i != p.Axis2 {
+			order = append(order, i)
+			shape = append(shape, b.Shape()[i])
+		}
+	}
+	order = append(order, p.Axis1, p.Axis2)
+	v, err := b.Transpose(order...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := nd.Zeros(b.DType(), append(slices.Clone(shape), length)...)
+	if err != nil {
+		return nil, err
+	}
+	for t := range length {
+		src, err := v.Index(n-2, lo1+t)
+		if err != nil {
+			return nil, err
+		}
+		if src, err = src.Index(n-2, lo2+t); err != nil {
+			return nil, err
+		}
+		dst, err := out.Index(n-2, t)
+		if err != nil {
+			return nil, err
+		}
+		if err := nd.Assign(dst, src); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
