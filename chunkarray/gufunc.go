@@ -280,7 +280,7 @@ func ApplyAlongAxis(fn string, axis int, a *Array, o AlongOpts) *Array {
 		chunks[ax+i] = []int{s}
 	}
 	p := alongP{Fn: fn, Axis: ax, D: d, FShape: fshape, Shape: shape}
-	l := &alongLayer{in: x, op: newOp(opAlong, p)}
+	l := &alongLayer{in: x, axis: ax, k: len(fshape), op: newOp(opAlong, p)}
 	return newArray(name, shape, chunks, d, l, x.name, fn, ax, int(d), fshape)
 }
 
@@ -301,14 +301,16 @@ func callProbe(f BlockFunc, probe *nd.Array) (out *nd.Array, err error) {
 // alongLayer: output block idx from input block idx (the axis whole),
 // with the block's start for BlockInfo.
 type alongLayer struct {
-	in *Array
-	op graph.Op
+	in      *Array
+	axis, k int // the axis, replaced in the output by k axes of one block
+	op      graph.Op
 }
 
 func (l *alongLayer) inputs() []*Array { return []*Array{l.in} }
 
 func (l *alongLayer) block(_ *Array, idx []int) graph.Node {
-	return graph.Task(l.op, graph.Ref(l.in.Key(idx...)), graph.Lit(l.in.blockStart(idx)))
+	src := slices.Concat(idx[:l.axis], []int{0}, idx[l.axis+l.k:])
+	return graph.Task(l.op, graph.Ref(l.in.Key(src...)), graph.Lit(l.in.blockStart(src)))
 }
 
 const opAlong = "chunkarray.apply_along_axis"

@@ -162,7 +162,7 @@ const (
 // with value (nil: 0; cast to a's dtype), PadEdge repeats the edge,
 // PadReflect mirrors without repeating it, PadSymmetric mirrors
 // repeating it, PadWrap continues from the other end; widths beyond the
-// axis's length go on mirroring or wrapping as numpy's does. Axes are
+// axis's length go on as numpy 1.24's do (padSources). Axes are
 // padded in order, each using the padding of the ones before (corners).
 // Only PadConstant extends an empty axis.
 func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
@@ -211,14 +211,8 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 			}
 			before, after = piece(p[0]), piece(p[1])
 		} else {
-			bi, ai := make([]int, p[0]), make([]int, p[1])
-			for i := range bi {
-				bi[i] = padSource(mode, i-p[0], n)
-			}
-			for i := range ai {
-				ai[i] = padSource(mode, n+i, n)
-			}
-			before, after = x.Take(ax, bi), x.Take(ax, ai)
+			src := padSources(mode, n, p[0], p[1])
+			before, after = x.Take(ax, src[:p[0]]), x.Take(ax, src[p[0]+n:])
 		}
 		var parts []*Array
 		if p[0] > 0 {
@@ -236,31 +230,76 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 	return x
 }
 
-// padSource returns the position of an axis of length n (> 0) that
-// position p (< 0 or >= n) of the padded axis copies in mode.
-func padSource(mode string, p, n int) int {
-	mod := func(x, m int) int { return ((x % m) + m) % m }
-	switch mode {
-	case PadEdge:
-		return min(max(p, 0), n-1)
-	case PadWrap:
-		return mod(p, n)
-	case PadSymmetric:
-		j := mod(p, 2*n)
-		if j >= n {
-			j = 2*n - 1 - j
-		}
-		return j
-	default: // reflect
-		if n == 1 {
-			return 0
-		}
-		j := mod(p, 2*(n-1))
-		if j >= n {
-			j = 2*(n-1) - j
-		}
-		return j
+// padSources returns, for every position of an axis of length n (> 0)
+// padded with left and right elements in mode (edge, reflect, symmetric
+// or wrap), the position of the axis it copies. Reflect, symmetric and
+// wrap follow numpy 1.24's pad, which fills a pad wider than the axis in
+// rounds, each copying from what the rounds before filled: for reflect
+// and symmetric that is the periodic mirror image, for wrap it is not
+// periodic when both sides are padded (np.pad(arange(3), (1, 4), "wrap")
+// ends 0, 1, 2, 0, 2: the second round on the right copies from the
+// left pad).
+func padSources(mode string, n, left, right int) []int {
+	L := left + n + right
+	p := make([]int, L)
+	for i := range p {
+		p[i] = min(max(i-left, 0), n-1) // edge; the others overwrite the pads
 	}
+	if mode == PadEdge || n == 1 {
+		return p
+	}
+	cp := func(dst, src []int) { copy(dst, src) }
+	lp, rp := left, right
+	for lp > 0 || rp > 0 {
+		if mode == PadWrap {
+			period := L - rp - lp
+			nl, nr := 0, 0
+			if lp > 0 {
+				m := min(period, lp)
+				src := p[L-rp-m : L-rp]
+				if lp > period {
+					cp(p[lp-period:lp], src)
+					nl = lp - period
+				} else {
+					cp(p[:lp], src)
+				}
+			}
+			if rp > 0 {
+				m := min(period, rp)
+				src := p[lp : lp+m]
+				if rp > period {
+					cp(p[L-rp:L-rp+period], src)
+					nr = rp - period
+				} else {
+					cp(p[L-rp:], src)
+				}
+			}
+			lp, rp = nl, nr
+			continue
+		}
+		e := 0 // symmetric repeats the edge, reflect does not
+		if mode == PadSymmetric {
+			e = 1
+		}
+		old := L - rp - lp - 1 + e
+		if lp > 0 {
+			cl := min(old, lp)
+			stop := lp - e
+			for k := range cl { // p[stop+cl], p[stop+cl-1], …, p[stop+1]
+				p[lp-cl+k] = p[stop+cl-k]
+			}
+			lp -= cl
+		}
+		if rp > 0 {
+			cl := min(old, rp)
+			start := L - rp + e - 2
+			for k := range cl {
+				p[L-rp+k] = p[start-k]
+			}
+			rp -= cl
+		}
+	}
+	return p
 }
 
 // Tri returns an n×m array with ones at and below diagonal k (k > 0
