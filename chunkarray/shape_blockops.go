@@ -171,38 +171,81 @@ func (p diagonalP) run(_ context.Context, args []any) (any, error) {
 		return nil, fmt.Errorf("%s: axes %d, %d and piece %v for a block of shape %v", opDiagonal, p.Axis1, p.Axis2, geo, b.Shape())
 	}
 	lo1, lo2, length := geo[0], geo[1], geo[2]
-	var order []int
-	var shape []int
+	sh, st := b.Shape(), b.Strides()
+	if lo1 < 0 || lo2 < 0 || length < 0 || (length > 0 && (lo1+length > sh[p.Axis1] || lo2+length > sh[p.Axis2])) {
+		return nil, fmt.Errorf("%s: piece %v outside a block of shape %v", opDiagonal, geo, sh)
+	}
+	var oshape, ostr []int // the other axes, in order
 	for i := range n {
 		if i != p.Axis1 && i != p.Axis2 {
-			order = append(order, i)
-			shape = append(shape, b.Shape()[i])
+			oshape = append(oshape, sh[i])
+			ostr = append(ostr, st[i])
 		}
 	}
-	order = append(order, p.Axis1, p.Axis2)
-	v, err := b.Transpose(order...)
+	out, err := nd.Zeros(b.DType(), append(slices.Clone(oshape), length)...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := nd.Zeros(b.DType(), append(slices.Clone(shape), length)...)
-	if err != nil {
-		return nil, err
+	if out.Size() == 0 {
+		return out, nil
 	}
-	for t := range length {
-		src, err := v.Index(n-2, lo1+t)
-		if err != nil {
-			return nil, err
-		}
-		if src, err = src.Index(n-2, lo2+t); err != nil {
-			return nil, err
-		}
-		dst, err := out.Index(n-2, t)
-		if err != nil {
-			return nil, err
-		}
-		if err := nd.Assign(dst, src); err != nil {
-			return nil, err
-		}
+	g := diagGeo{
+		oshape: oshape, ostr: ostr, length: length,
+		base: b.Offset() + lo1*st[p.Axis1] + lo2*st[p.Axis2], step: st[p.Axis1] + st[p.Axis2],
+	}
+	switch d := out.Data().(type) {
+	case []bool:
+		gatherDiag(d, b.Data().([]bool), g)
+	case []int8:
+		gatherDiag(d, b.Data().([]int8), g)
+	case []int16:
+		gatherDiag(d, b.Data().([]int16), g)
+	case []int32:
+		gatherDiag(d, b.Data().([]int32), g)
+	case []int64:
+		gatherDiag(d, b.Data().([]int64), g)
+	case []uint8:
+		gatherDiag(d, b.Data().([]uint8), g)
+	case []uint16:
+		gatherDiag(d, b.Data().([]uint16), g)
+	case []uint32:
+		gatherDiag(d, b.Data().([]uint32), g)
+	case []uint64:
+		gatherDiag(d, b.Data().([]uint64), g)
+	case []float32:
+		gatherDiag(d, b.Data().([]float32), g)
+	case []float64:
+		gatherDiag(d, b.Data().([]float64), g)
+	case []complex64:
+		gatherDiag(d, b.Data().([]complex64), g)
+	case []complex128:
+		gatherDiag(d, b.Data().([]complex128), g)
+	default:
+		return nil, fmt.Errorf("%s: dtype %s", opDiagonal, b.DType())
 	}
 	return out, nil
+}
+
+// diagGeo is where a diagonal lies in a block's backing: the other axes'
+// lengths and strides, the offset of the first diagonal element at
+// their origin, the stride from one diagonal element to the next.
+type diagGeo struct {
+	oshape, ostr []int
+	base, step   int
+	length       int
+}
+
+// gatherDiag writes the diagonal of every position of the other axes, in
+// C order, into dst: no allocation per element.
+func gatherDiag[T any](dst, src []T, g diagGeo) {
+	i := 0
+	nd.ForEachOffset(g.oshape, g.ostr, g.base, func(off, n, step int) {
+		for k := range n {
+			o := off + k*step
+			for t := range g.length {
+				dst[i] = src[o+t*g.step]
+				i++
+			}
+		}
+	})
 }
