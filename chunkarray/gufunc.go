@@ -202,14 +202,14 @@ func ApplyGufunc(fn, sig string, o GufuncOpts, args ...*Array) *Array {
 	bo := BlockOpts{DType: o.DType, Chunks: make([][]int, loop+len(s.Out))}
 	for k, d := range s.Out {
 		out = append(out, letter[d])
-		if n, ok := o.OutputSizes[d]; ok && !inputDim(s, d) {
+		if n, ok := o.OutputSizes[d]; ok && !gufuncInputDim(s, d) {
 			bo.Chunks[loop+k] = []int{n}
 		}
 	}
 	return Blockwise(fn, string(out), bo, bargs...)
 }
 
-func inputDim(s Signature, d string) bool {
+func gufuncInputDim(s Signature, d string) bool {
 	for _, in := range s.In {
 		if slices.Contains(in, d) {
 			return true

@@ -26,26 +26,26 @@ import (
 
 const parityShapeDir = "testdata/parity_shape"
 
-// listExpr turns a list-returning function's result into one Array: the
-// pieces stacked on a new first axis.
-func stacked(xs []*Array, err error) *Array {
+// shapeStacked turns a list-returning function's result into one Array: the
+// shapePieces stacked on a new first axis.
+func shapeStacked(xs []*Array, err error) *Array {
 	if err != nil {
 		return errArray(err)
 	}
 	return Stack(xs, 0)
 }
 
-// onlyOne is the only array of a one-element list.
-func onlyOne(xs []*Array, err error) *Array {
+// shapeOne is the only array of a one-element list.
+func shapeOne(xs []*Array, err error) *Array {
 	if err != nil {
 		return errArray(err)
 	}
 	return xs[0]
 }
 
-// pieces concatenates split pieces along axis, piece i multiplied by
-// i+1 (the generator's pieces()).
-func pieces(axis int) func([]*Array, error) *Array {
+// shapePieces concatenates split pieces along axis, piece i multiplied by
+// i+1 (the generator's shapePieces()).
+func shapePieces(axis int) func([]*Array, error) *Array {
 	return func(xs []*Array, err error) *Array {
 		if err != nil {
 			return errArray(err)
@@ -58,7 +58,7 @@ func pieces(axis int) func([]*Array, error) *Array {
 	}
 }
 
-func ndInts(v ...int64) *nd.Array {
+func shapeInts(v ...int64) *nd.Array {
 	a, err := nd.FromSlice(v, len(v))
 	if err != nil {
 		panic(err)
@@ -66,11 +66,11 @@ func ndInts(v ...int64) *nd.Array {
 	return a
 }
 
-func pad(w [][2]int, mode string, v any) confExpr {
+func shapePad(w [][2]int, mode string, v any) confExpr {
 	return func(in []*Array) *Array { return in[0].Pad(w, mode, v) }
 }
 
-func coarsenExpr(op nd.ReduceOp, f map[int]int, trim bool) confExpr {
+func shapeCoarsen(op nd.ReduceOp, f map[int]int, trim bool) confExpr {
 	return func(in []*Array) *Array { return in[0].Coarsen(op, f, trim) }
 }
 
@@ -93,38 +93,38 @@ var shapeExprs = map[string]confExpr{
 	"diff_1d":             func(in []*Array) *Array { return in[0].Diff(2, -1) },
 
 	// gradient
-	"gradient_all":              func(in []*Array) *Array { return stacked(in[0].Gradient(nil)) },
-	"gradient_nan":              func(in []*Array) *Array { return onlyOne(in[0].Gradient(nil, 1)) },
-	"gradient_i8":               func(in []*Array) *Array { return stacked(in[0].Gradient(nil)) },
-	"gradient_u8_axis0":         func(in []*Array) *Array { return onlyOne(in[0].Gradient(nil, 0)) },
-	"gradient_f32_h":            func(in []*Array) *Array { return onlyOne(in[0].Gradient([]float64{0.5}, 2)) },
-	"gradient_spacing_per_axis": func(in []*Array) *Array { return stacked(in[0].Gradient([]float64{2, 0.25})) },
-	"gradient_len2":             func(in []*Array) *Array { return stacked(in[0].Gradient(nil, 1, 0)) },
-	"gradient_c128":             func(in []*Array) *Array { return onlyOne(in[0].Gradient(nil, 0)) },
-	"gradient_bool":             func(in []*Array) *Array { return onlyOne(in[0].Gradient(nil, 0)) },
-	"gradient_small":            func(in []*Array) *Array { return onlyOne(in[0].Gradient(nil, 0)) },
-	"gradient_1d":               func(in []*Array) *Array { return onlyOne(in[0].Gradient([]float64{3})) },
+	"gradient_all":              func(in []*Array) *Array { return shapeStacked(in[0].Gradient(nil)) },
+	"gradient_nan":              func(in []*Array) *Array { return shapeOne(in[0].Gradient(nil, 1)) },
+	"gradient_i8":               func(in []*Array) *Array { return shapeStacked(in[0].Gradient(nil)) },
+	"gradient_u8_axis0":         func(in []*Array) *Array { return shapeOne(in[0].Gradient(nil, 0)) },
+	"gradient_f32_h":            func(in []*Array) *Array { return shapeOne(in[0].Gradient([]float64{0.5}, 2)) },
+	"gradient_spacing_per_axis": func(in []*Array) *Array { return shapeStacked(in[0].Gradient([]float64{2, 0.25})) },
+	"gradient_len2":             func(in []*Array) *Array { return shapeStacked(in[0].Gradient(nil, 1, 0)) },
+	"gradient_c128":             func(in []*Array) *Array { return shapeOne(in[0].Gradient(nil, 0)) },
+	"gradient_bool":             func(in []*Array) *Array { return shapeOne(in[0].Gradient(nil, 0)) },
+	"gradient_small":            func(in []*Array) *Array { return shapeOne(in[0].Gradient(nil, 0)) },
+	"gradient_1d":               func(in []*Array) *Array { return shapeOne(in[0].Gradient([]float64{3})) },
 
 	// pad
-	"pad_constant":            pad([][2]int{{1, 2}, {3, 0}}, PadConstant, nil),
-	"pad_constant_value":      pad([][2]int{{2, 2}}, PadConstant, 7),
-	"pad_constant_cast":       pad([][2]int{{0, 1}, {2, 2}}, PadConstant, 1.9),
-	"pad_constant_empty":      pad([][2]int{{2, 1}, {1, 1}}, PadConstant, -1.0),
-	"pad_edge":                pad([][2]int{{2, 3}, {1, 4}}, PadEdge, nil),
-	"pad_reflect":             pad([][2]int{{3, 2}, {4, 1}}, PadReflect, nil),
-	"pad_reflect_wide":        pad([][2]int{{9, 15}, {20, 2}}, PadReflect, nil),
-	"pad_reflect_len1":        pad([][2]int{{2, 3}, {0, 0}}, PadReflect, nil),
-	"pad_symmetric":           pad([][2]int{{2, 2}, {3, 1}}, PadSymmetric, nil),
-	"pad_symmetric_wide":      pad([][2]int{{16, 1}, {0, 19}}, PadSymmetric, nil),
-	"pad_wrap":                pad([][2]int{{3, 1}, {2, 5}}, PadWrap, nil),
-	"pad_wrap_wide":           pad([][2]int{{15, 8}, {10, 0}}, PadWrap, nil),
-	"pad_3d":                  pad([][2]int{{1, 0}, {0, 2}, {3, 3}}, PadReflect, nil),
-	"pad_edge_empty":          pad([][2]int{{1, 0}, {0, 0}}, PadEdge, nil),
-	"pad_negative":            pad([][2]int{{-1, 0}, {0, 0}}, PadConstant, nil),
-	"pad_1d_wrap":             pad([][2]int{{3, 10}}, PadWrap, nil),
-	"pad_wrap_both_wide":      pad([][2]int{{13, 17}}, PadWrap, nil),
-	"pad_reflect_both_wide":   pad([][2]int{{11, 14}}, PadReflect, nil),
-	"pad_symmetric_both_wide": pad([][2]int{{12, 13}}, PadSymmetric, nil),
+	"pad_constant":            shapePad([][2]int{{1, 2}, {3, 0}}, PadConstant, nil),
+	"pad_constant_value":      shapePad([][2]int{{2, 2}}, PadConstant, 7),
+	"pad_constant_cast":       shapePad([][2]int{{0, 1}, {2, 2}}, PadConstant, 1.9),
+	"pad_constant_empty":      shapePad([][2]int{{2, 1}, {1, 1}}, PadConstant, -1.0),
+	"pad_edge":                shapePad([][2]int{{2, 3}, {1, 4}}, PadEdge, nil),
+	"pad_reflect":             shapePad([][2]int{{3, 2}, {4, 1}}, PadReflect, nil),
+	"pad_reflect_wide":        shapePad([][2]int{{9, 15}, {20, 2}}, PadReflect, nil),
+	"pad_reflect_len1":        shapePad([][2]int{{2, 3}, {0, 0}}, PadReflect, nil),
+	"pad_symmetric":           shapePad([][2]int{{2, 2}, {3, 1}}, PadSymmetric, nil),
+	"pad_symmetric_wide":      shapePad([][2]int{{16, 1}, {0, 19}}, PadSymmetric, nil),
+	"pad_wrap":                shapePad([][2]int{{3, 1}, {2, 5}}, PadWrap, nil),
+	"pad_wrap_wide":           shapePad([][2]int{{15, 8}, {10, 0}}, PadWrap, nil),
+	"pad_3d":                  shapePad([][2]int{{1, 0}, {0, 2}, {3, 3}}, PadReflect, nil),
+	"pad_edge_empty":          shapePad([][2]int{{1, 0}, {0, 0}}, PadEdge, nil),
+	"pad_negative":            shapePad([][2]int{{-1, 0}, {0, 0}}, PadConstant, nil),
+	"pad_1d_wrap":             shapePad([][2]int{{3, 10}}, PadWrap, nil),
+	"pad_wrap_both_wide":      shapePad([][2]int{{13, 17}}, PadWrap, nil),
+	"pad_reflect_both_wide":   shapePad([][2]int{{11, 14}}, PadReflect, nil),
+	"pad_symmetric_both_wide": shapePad([][2]int{{12, 13}}, PadSymmetric, nil),
 	"pad_len2_modes": func(in []*Array) *Array {
 		var parts []*Array
 		for _, m := range []string{PadReflect, PadSymmetric, PadWrap} {
@@ -220,9 +220,9 @@ var shapeExprs = map[string]confExpr{
 	},
 	"broadcast_to_bad":     func(in []*Array) *Array { return in[0].BroadcastTo([]int{9, 7}, nil) },
 	"broadcast_to_fewer":   func(in []*Array) *Array { return in[0].BroadcastTo([]int{9}, nil) },
-	"broadcast_arrays":     func(in []*Array) *Array { return stacked(BroadcastArrays(in...)) },
-	"broadcast_arrays_3":   func(in []*Array) *Array { return stacked(BroadcastArrays(in...)) },
-	"broadcast_arrays_bad": func(in []*Array) *Array { return stacked(BroadcastArrays(in...)) },
+	"broadcast_arrays":     func(in []*Array) *Array { return shapeStacked(BroadcastArrays(in...)) },
+	"broadcast_arrays_3":   func(in []*Array) *Array { return shapeStacked(BroadcastArrays(in...)) },
+	"broadcast_arrays_bad": func(in []*Array) *Array { return shapeStacked(BroadcastArrays(in...)) },
 
 	// moving axes
 	"moveaxis_0_2":       func(in []*Array) *Array { return in[0].MoveAxis([]int{0}, []int{2}) },
@@ -262,14 +262,14 @@ var shapeExprs = map[string]confExpr{
 	"block_bad_shapes": func(in []*Array) *Array { return Block([]any{[]any{in[0], in[1]}}) },
 
 	// splitting
-	"array_split_3":        func(in []*Array) *Array { return pieces(1)(in[0].ArraySplit(3, 1)) },
-	"array_split_4_0":      func(in []*Array) *Array { return pieces(0)(in[0].ArraySplit(4, 0)) },
-	"array_split_more":     func(in []*Array) *Array { return pieces(0)(in[0].ArraySplit(7, 0)) },
-	"split_3":              func(in []*Array) *Array { return pieces(1)(in[0].Split(3, 1)) },
-	"split_unequal":        func(in []*Array) *Array { return pieces(1)(in[0].Split(2, 1)) },
-	"split_indices":        func(in []*Array) *Array { return pieces(1)(in[0].SplitAt([]int{2, 5, -1}, 1)) },
-	"split_indices_beyond": func(in []*Array) *Array { return pieces(0)(in[0].SplitAt([]int{3, 20, 1}, 0)) },
-	"array_split_zero":     func(in []*Array) *Array { return pieces(0)(in[0].ArraySplit(0, 0)) },
+	"array_split_3":        func(in []*Array) *Array { return shapePieces(1)(in[0].ArraySplit(3, 1)) },
+	"array_split_4_0":      func(in []*Array) *Array { return shapePieces(0)(in[0].ArraySplit(4, 0)) },
+	"array_split_more":     func(in []*Array) *Array { return shapePieces(0)(in[0].ArraySplit(7, 0)) },
+	"split_3":              func(in []*Array) *Array { return shapePieces(1)(in[0].Split(3, 1)) },
+	"split_unequal":        func(in []*Array) *Array { return shapePieces(1)(in[0].Split(2, 1)) },
+	"split_indices":        func(in []*Array) *Array { return shapePieces(1)(in[0].SplitAt([]int{2, 5, -1}, 1)) },
+	"split_indices_beyond": func(in []*Array) *Array { return shapePieces(0)(in[0].SplitAt([]int{3, 20, 1}, 0)) },
+	"array_split_zero":     func(in []*Array) *Array { return shapePieces(0)(in[0].ArraySplit(0, 0)) },
 
 	// append, insert, delete
 	"append_flat":          func(in []*Array) *Array { return in[0].AppendFlat(in[1]) },
@@ -278,15 +278,15 @@ var shapeExprs = map[string]confExpr{
 	"append_bad":           func(in []*Array) *Array { return in[0].Append(in[1], 0) },
 	"insert_scalar_row":    func(in []*Array) *Array { return in[0].Insert(2, 5.5, 0) },
 	"insert_scalar_col_vec": func(in []*Array) *Array {
-		return in[0].Insert(-1, ndInts(1, 2, 3, 4, 5, 6, 7), 1)
+		return in[0].Insert(-1, shapeInts(1, 2, 3, 4, 5, 6, 7), 1)
 	},
 	"insert_cast": func(in []*Array) *Array {
 		return in[0].Insert(0, Where(in[1].NotEqual(in[1]), 0.0, in[1]), 1)
 	},
 	"insert_end":           func(in []*Array) *Array { return in[0].Insert(9, -1, 1) },
-	"insert_list":          func(in []*Array) *Array { return in[0].Insert([]int{1, 1, 5, 0}, ndInts(10, 20, 30, 40), 1) },
-	"insert_list_rows_bad": func(in []*Array) *Array { return in[0].Insert([]int{6, 2, 2}, ndInts(7, 8, 9), 0) },
-	"insert_list_unsorted": func(in []*Array) *Array { return in[0].Insert([]int{6, 2, 2}, ndInts(7, 8, 9), 1) },
+	"insert_list":          func(in []*Array) *Array { return in[0].Insert([]int{1, 1, 5, 0}, shapeInts(10, 20, 30, 40), 1) },
+	"insert_list_rows_bad": func(in []*Array) *Array { return in[0].Insert([]int{6, 2, 2}, shapeInts(7, 8, 9), 0) },
+	"insert_list_unsorted": func(in []*Array) *Array { return in[0].Insert([]int{6, 2, 2}, shapeInts(7, 8, 9), 1) },
 	"insert_out":           func(in []*Array) *Array { return in[0].Insert(10, 1, 1) },
 	"delete_one":           func(in []*Array) *Array { return in[0].Delete(3, 1) },
 	"delete_list":          func(in []*Array) *Array { return in[0].Delete([]int{0, -1, 3, 3}, 0) },
@@ -302,21 +302,21 @@ var shapeExprs = map[string]confExpr{
 	"indices_2d":         func(in []*Array) *Array { return Indices([]int{7, 9}, nd.Int64, in[0].Chunks()) },
 	"indices_3d_i32":     func(in []*Array) *Array { return Indices([]int{4, 5, 6}, nd.Int32, in[0].Chunks()) },
 	"indices_empty_axis": func(in []*Array) *Array { return Indices([]int{0, 4}, nd.Int64, in[0].Chunks()) },
-	"meshgrid_xy":        func(in []*Array) *Array { return stacked(Meshgrid("xy", in...)) },
-	"meshgrid_ij":        func(in []*Array) *Array { return stacked(Meshgrid("ij", in...)) },
-	"meshgrid_3_xy":      func(in []*Array) *Array { return stacked(Meshgrid("xy", in...)) },
-	"meshgrid_2d_input":  func(in []*Array) *Array { return stacked(Meshgrid("ij", in...)) },
-	"meshgrid_bad":       func(in []*Array) *Array { return stacked(Meshgrid("yx", in...)) },
+	"meshgrid_xy":        func(in []*Array) *Array { return shapeStacked(Meshgrid("xy", in...)) },
+	"meshgrid_ij":        func(in []*Array) *Array { return shapeStacked(Meshgrid("ij", in...)) },
+	"meshgrid_3_xy":      func(in []*Array) *Array { return shapeStacked(Meshgrid("xy", in...)) },
+	"meshgrid_2d_input":  func(in []*Array) *Array { return shapeStacked(Meshgrid("ij", in...)) },
+	"meshgrid_bad":       func(in []*Array) *Array { return shapeStacked(Meshgrid("yx", in...)) },
 
 	// coarsen
-	"coarsen_sum_1":         coarsenExpr(nd.Sum, map[int]int{1: 3}, false),
-	"coarsen_mean_trim":     coarsenExpr(nd.Mean, map[int]int{0: 2, 1: 4}, true),
-	"coarsen_min_i8":        coarsenExpr(nd.Min, map[int]int{0: 7, 1: 3}, false),
-	"coarsen_sum_i8":        coarsenExpr(nd.Sum, map[int]int{1: 9}, false),
-	"coarsen_max_3d":        coarsenExpr(nd.Max, map[int]int{0: 2, 2: 3}, false),
-	"coarsen_mean_neg_axis": coarsenExpr(nd.Mean, map[int]int{-1: 2, 1: 5}, false),
-	"coarsen_any_trim":      coarsenExpr(nd.Any, map[int]int{0: 3, 1: 2}, true),
-	"coarsen_misaligned":    coarsenExpr(nd.Sum, map[int]int{0: 2}, false),
+	"coarsen_sum_1":         shapeCoarsen(nd.Sum, map[int]int{1: 3}, false),
+	"coarsen_mean_trim":     shapeCoarsen(nd.Mean, map[int]int{0: 2, 1: 4}, true),
+	"coarsen_min_i8":        shapeCoarsen(nd.Min, map[int]int{0: 7, 1: 3}, false),
+	"coarsen_sum_i8":        shapeCoarsen(nd.Sum, map[int]int{1: 9}, false),
+	"coarsen_max_3d":        shapeCoarsen(nd.Max, map[int]int{0: 2, 2: 3}, false),
+	"coarsen_mean_neg_axis": shapeCoarsen(nd.Mean, map[int]int{-1: 2, 1: 5}, false),
+	"coarsen_any_trim":      shapeCoarsen(nd.Any, map[int]int{0: 3, 1: 2}, true),
+	"coarsen_misaligned":    shapeCoarsen(nd.Sum, map[int]int{0: 2}, false),
 
 	// user functions over axes
 	"along_stats_1": func(in []*Array) *Array {
@@ -390,12 +390,12 @@ func init() {
 		order[n-1], order[n-2] = n-2, n-1
 		return b[0].Transpose(order...)
 	}))
-	must(RegisterBlockFunc("shape.twice", func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) { return pairLast(b[0]) }))
+	must(RegisterBlockFunc("shape.twice", func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) { return shapePairLast(b[0]) }))
 	must(RegisterBlockFunc("shape.pair", func(info BlockInfo, b ...*nd.Array) (*nd.Array, error) {
 		if l := info.Location[len(info.Location)-1]; l != [2]int{0, 2} {
 			return nil, fmt.Errorf("new axis location %v, want [0 2]", l)
 		}
-		return pairLast(b[0])
+		return shapePairLast(b[0])
 	}))
 	must(RegisterBlockFunc("shape.sum0", func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
 		return nd.Reduce(nd.Sum, b[0], []int{0}, false)
@@ -405,12 +405,12 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return pairLast(s)
+		return shapePairLast(s)
 	}))
 }
 
-// pairLast stacks b and 2b on a new last axis.
-func pairLast(b *nd.Array) (*nd.Array, error) {
+// shapePairLast stacks b and 2b on a new last axis.
+func shapePairLast(b *nd.Array) (*nd.Array, error) {
 	out, err := nd.Zeros(b.DType(), append(slices.Clone(b.Shape()), 2)...)
 	if err != nil {
 		return nil, err
@@ -529,6 +529,7 @@ func TestShapeErrorsTyped(t *testing.T) {
 		{"broadcast_to", func() *Array { return x.BroadcastTo([]int{3, 6}, nil) }},
 		{"coarsen", func() *Array { return x.Coarsen(nd.Sum, map[int]int{0: 3}, false) }},
 		{"coarsen", func() *Array { return x.Coarsen(nd.Sum, map[int]int{0: 0}, false) }},
+		{"coarsen", func() *Array { return x.Coarsen(nd.Sum, map[int]int{1: 2, -1: 3}, false) }},
 		{"insert", func() *Array { return x.Insert(7, 1.0, 0) }},
 		{"delete", func() *Array { return x.Delete(-9, 1) }},
 		{"block", func() *Array { return Block([]any{}) }},
@@ -593,7 +594,7 @@ func TestShapeBlockLocal(t *testing.T) {
 		max  int // the most inputs of one task
 	}{
 		{"diff", x.Diff(2, 1), 4},
-		{"gradient", onlyOne(x.Gradient(nil, 0)), 4},
+		{"gradient", shapeOne(x.Gradient(nil, 0)), 4},
 		{"pad-reflect", x.Pad([][2]int{{3, 5}}, PadReflect, nil), 4},
 		{"pad-constant", x.Pad([][2]int{{3, 5}}, PadConstant, 1.0), 4},
 		{"roll", x.Roll([]int{5, -3}, 0, 1), 4},

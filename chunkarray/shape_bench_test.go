@@ -15,7 +15,7 @@ import (
 //
 //	go test ./chunkarray/ -run '^$' -bench 'ShapeKernel|ShapeCompute' -count 5
 
-func benchBlock(b *testing.B) *nd.Array {
+func shapeBenchBlock(b *testing.B) *nd.Array {
 	b.Helper()
 	v := make([]float64, 1000*1000)
 	for i := range v {
@@ -28,9 +28,9 @@ func benchBlock(b *testing.B) *nd.Array {
 	return x
 }
 
-// benchmarkKernel runs a block op's run on args and reports bytes read
+// benchmarkShapeKernel runs a block op's run on args and reports bytes read
 // per second.
-func benchmarkKernel(b *testing.B, bytes int, r runner, args ...any) {
+func benchmarkShapeKernel(b *testing.B, bytes int, r runner, args ...any) {
 	b.ReportAllocs()
 	ctx := context.Background()
 	for b.Loop() {
@@ -42,34 +42,34 @@ func benchmarkKernel(b *testing.B, bytes int, r runner, args ...any) {
 }
 
 func BenchmarkShapeKernelRepeat(b *testing.B) {
-	benchmarkKernel(b, 8e6, repeatP{Axis: 1, N: 2}, benchBlock(b))
+	benchmarkShapeKernel(b, 8e6, repeatP{Axis: 1, N: 2}, shapeBenchBlock(b))
 }
 
 func BenchmarkShapeKernelCoarsenMean(b *testing.B) {
-	benchmarkKernel(b, 8e6, coarsenP{Op: nd.Mean, Factors: []int{4, 4}}, benchBlock(b))
+	benchmarkShapeKernel(b, 8e6, coarsenP{Op: nd.Mean, Factors: []int{4, 4}}, shapeBenchBlock(b))
 }
 
 func BenchmarkShapeKernelDiagonal(b *testing.B) {
-	x := benchBlock(b)
+	x := shapeBenchBlock(b)
 	x3, err := x.Reshape(10, 100, 1000)
 	if err != nil {
 		b.Fatal(err)
 	}
 	// the diagonals of the 10 100×1000 planes of a 1e6-element block
-	benchmarkKernel(b, 8*10*100, diagonalP{Axis1: 1, Axis2: 2}, x3, []int{0, 0, 100})
+	benchmarkShapeKernel(b, 8*10*100, diagonalP{Axis1: 1, Axis2: 2}, x3, []int{0, 0, 100})
 }
 
 func BenchmarkShapeKernelConj(b *testing.B) {
-	x, err := benchBlock(b).AsType(nd.Complex128)
+	x, err := shapeBenchBlock(b).AsType(nd.Complex128)
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchmarkKernel(b, 16e6, conjP{}, x)
+	benchmarkShapeKernel(b, 16e6, conjP{}, x)
 }
 
 func benchmarkShapeCompute(b *testing.B, build func(x *Array) *Array) {
 	b.ReportAllocs()
-	x := FromNDArray(benchBlock(b), 250)
+	x := FromNDArray(shapeBenchBlock(b), 250)
 	a := build(x)
 	ctx := context.Background()
 	for b.Loop() {

@@ -11,19 +11,19 @@ import (
 
 // The block ops of the shape functions that compute within a block:
 // repeat, coarsen and conj map each block to the output block of the same
-// index (mapLayer); diagonal maps each piece of the diagonal to the block
+// index (blockMapLayer); diagonal maps each piece of the diagonal to the block
 // it crosses (diagonalLayer).
 
-// mapLayer: output block idx is op applied to input block idx (the same
+// blockMapLayer: output block idx is op applied to input block idx (the same
 // block grid; the block shapes may differ).
-type mapLayer struct {
+type blockMapLayer struct {
 	in *Array
 	op graph.Op
 }
 
-func (l *mapLayer) inputs() []*Array { return []*Array{l.in} }
+func (l *blockMapLayer) inputs() []*Array { return []*Array{l.in} }
 
-func (l *mapLayer) block(_ *Array, idx []int) graph.Node {
+func (l *blockMapLayer) block(_ *Array, idx []int) graph.Node {
 	return graph.Task(l.op, graph.Ref(l.in.Key(idx...)))
 }
 

@@ -46,7 +46,7 @@ func (a *Array) Diff(n, axis int, opts ...DiffOpts) *Array {
 	}
 	parts := []*Array{a}
 	edge := func(v any) *Array {
-		x := asArray(name, v)
+		x := operandArray(name, v)
 		if x.err == nil && x.NDim() == 0 {
 			sh := slices.Clone(a.shape)
 			sh[ax] = 1
@@ -593,6 +593,7 @@ func (a *Array) Coarsen(op nd.ReduceOp, factors map[int]int, trimExcess bool) *A
 		return errArray(err)
 	}
 	f := ones(a.NDim())
+	seen := make([]bool, a.NDim())
 	for ax, k := range factors {
 		x, err := normAxis(name, a, ax)
 		if err != nil {
@@ -601,7 +602,10 @@ func (a *Array) Coarsen(op nd.ReduceOp, factors map[int]int, trimExcess bool) *A
 		if k <= 0 {
 			return errorf(name, [][]int{a.shape}, "factor %d on axis %d: want a positive factor", k, ax)
 		}
-		f[x] = k
+		if seen[x] {
+			return errorf(name, [][]int{a.shape}, "axis %d is given twice", x)
+		}
+		f[x], seen[x] = k, true
 	}
 	x := a
 	sels := make([]Sel, a.NDim())
@@ -637,7 +641,7 @@ func (a *Array) Coarsen(op nd.ReduceOp, factors map[int]int, trimExcess bool) *A
 	}
 	d := nd.ReduceResultType(op, x.dtype)
 	p := coarsenP{Op: op, Factors: f}
-	return newArray(name, shape, out, d, &mapLayer{in: x, op: newOp(opCoarsen, p)}, x.name, int(op), f)
+	return newArray(name, shape, out, d, &blockMapLayer{in: x, op: newOp(opCoarsen, p)}, x.name, int(op), f)
 }
 
 // Repeat repeats each element repeats times along axis, as numpy.repeat
@@ -665,7 +669,7 @@ func (a *Array) Repeat(repeats, axis int) *Array {
 		chunks[ax][i] = c * repeats
 	}
 	p := repeatP{Axis: ax, N: repeats}
-	return newArray(name, shape, chunks, a.dtype, &mapLayer{in: a, op: newOp(opRepeat, p)}, a.name, ax, repeats)
+	return newArray(name, shape, chunks, a.dtype, &blockMapLayer{in: a, op: newOp(opRepeat, p)}, a.name, ax, repeats)
 }
 
 // RepeatFlat repeats each element of the flattened a, as numpy.repeat
@@ -686,7 +690,7 @@ func (a *Array) conjugate() *Array {
 	if a.dtype != nd.Complex64 && a.dtype != nd.Complex128 {
 		return a
 	}
-	return newArray("conj", a.shape, a.chunks, a.dtype, &mapLayer{in: a, op: conjOp}, a.name)
+	return newArray("conj", a.shape, a.chunks, a.dtype, &blockMapLayer{in: a, op: conjOp}, a.name)
 }
 
 // Diagonal returns the diagonal offset of the plane (axis1, axis2), as

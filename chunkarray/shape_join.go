@@ -32,10 +32,10 @@ func (a *Array) sliceAxis(ax, start, stop int) *Array {
 	return a.Index(axisSels(a.NDim(), ax, Range(start, stop))...)
 }
 
-// asArray turns a user operand (an *Array, an *nd.Array, or a Go scalar,
+// operandArray turns a user operand (an *Array, an *nd.Array, or a Go scalar,
 // which numpy's asanyarray makes a 0-d array of its default dtype) into
 // an Array.
-func asArray(op string, v any) *Array {
+func operandArray(op string, v any) *Array {
 	switch x := v.(type) {
 	case *Array:
 		if x == nil {
@@ -366,7 +366,7 @@ func (a *Array) Append(values any, axis int) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	return Concatenate([]*Array{a, asArray("append", values)}, axis)
+	return Concatenate([]*Array{a, operandArray("append", values)}, axis)
 }
 
 // AppendFlat joins the flattened values after the flattened a, as
@@ -375,7 +375,7 @@ func (a *Array) AppendFlat(values any) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
-	return Concatenate([]*Array{a.Ravel(), asArray("append", values).Ravel()}, 0)
+	return Concatenate([]*Array{a.Ravel(), operandArray("append", values).Ravel()}, 0)
 }
 
 // Insert inserts values before position index (an int) or before each
@@ -394,7 +394,7 @@ func (a *Array) Insert(index any, values any, axis int) *Array {
 	if err != nil {
 		return errArray(err)
 	}
-	v := asArray(name, values)
+	v := operandArray(name, values)
 	if err := v.Err(); err != nil {
 		return errArray(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/tessera-go/tessera/sched"
 )
 
-func show(a *chunkarray.Array) {
+func showShape(a *chunkarray.Array) {
 	v, err := a.Compute(context.Background(), chunkarray.WithScheduler(sched.Sync{}))
 	if err != nil {
 		fmt.Println(err)
@@ -20,8 +20,8 @@ func show(a *chunkarray.Array) {
 
 func ExampleArray_Pad() {
 	x := chunkarray.Arange(0, 4, 1, nd.Int64, 2)
-	show(x.Pad([][2]int{{2, 3}}, chunkarray.PadReflect, nil))
-	show(x.Pad([][2]int{{1, 1}}, chunkarray.PadConstant, -1))
+	showShape(x.Pad([][2]int{{2, 3}}, chunkarray.PadReflect, nil))
+	showShape(x.Pad([][2]int{{1, 1}}, chunkarray.PadConstant, -1))
 	// Output:
 	// [2 1 0 1 2 3 2 1 0]
 	// [-1  0  1  2  3 -1]
@@ -29,8 +29,8 @@ func ExampleArray_Pad() {
 
 func ExampleArray_Diff() {
 	x := chunkarray.Arange(0, 6, 1, nd.Int64, 2).Pow(2)
-	show(x.Diff(1, 0))
-	show(x.Diff(2, 0, chunkarray.DiffOpts{Prepend: 0}))
+	showShape(x.Diff(1, 0))
+	showShape(x.Diff(2, 0, chunkarray.DiffOpts{Prepend: 0}))
 	// Output:
 	// [1 3 5 7 9]
 	// [1 2 2 2 2]
@@ -39,7 +39,7 @@ func ExampleArray_Diff() {
 func ExampleArray_Coarsen() {
 	x := chunkarray.Arange(0, 12, 1, nd.Float64, 5).Reshape(3, 4)
 	fmt.Println(x.Coarsen(nd.Mean, map[int]int{1: 2}, false).Chunks())
-	show(x.Coarsen(nd.Mean, map[int]int{1: 2}, false))
+	showShape(x.Coarsen(nd.Mean, map[int]int{1: 2}, false))
 	// Output:
 	// [[1 1 1] [2]]
 	// [[ 0.5  2.5]
@@ -64,7 +64,7 @@ func init() {
 func ExampleApplyGufunc() {
 	x := chunkarray.Arange(0, 6, 1, nd.Float64, 2).Reshape(2, 3).Rechunk([]int{1, 3})
 	w := chunkarray.Ones([]int{3}, nd.Float64, -1)
-	show(chunkarray.ApplyGufunc("example.inner", "(i),(i)->()", chunkarray.GufuncOpts{}, x, w))
+	showShape(chunkarray.ApplyGufunc("example.inner", "(i),(i)->()", chunkarray.GufuncOpts{}, x, w))
 	// Output:
 	// [ 3. 12.]
 }
