@@ -20,8 +20,9 @@ type DiffOpts struct {
 	Prepend, Append any
 }
 
-// Diff returns the n-th discrete difference along axis, as numpy.diff:
-// x[1:] - x[:-1] (not-equal for bools) n times. n == 0 returns a.
+// Diff returns the n-th discrete difference along axis, as numpy.diff
+// (dask.array.diff): x[1:] - x[:-1] (not-equal for bools) n times. n == 0
+// returns a.
 func (a *Array) Diff(n, axis int, opts ...DiffOpts) *Array {
 	const name = "diff"
 	if err := a.Err(); err != nil {
@@ -85,7 +86,9 @@ func (a *Array) Diff(n, axis int, opts ...DiffOpts) *Array {
 // ends. spacing is the sample distance h: none (1), one for every axis,
 // or one per axis. Integer arrays are computed in float64; bool arrays
 // are an error (numpy's subtract refuses them); every axis needs at
-// least two elements.
+// least two elements. Coordinate arrays as spacing and edge_order=2 are
+// not supported. Dask's gradient runs map_overlap; here the three parts
+// are slices of a concatenated, block by block.
 func (a *Array) Gradient(spacing []float64, axes ...int) ([]*Array, error) {
 	const name = "gradient"
 	if err := a.Err(); err != nil {
@@ -164,7 +167,10 @@ const (
 // repeating it, PadWrap continues from the other end; widths beyond the
 // axis's length go on as numpy 1.24's do (padSources). Axes are
 // padded in order, each using the padding of the ones before (corners).
-// Only PadConstant extends an empty axis.
+// Only PadConstant extends an empty axis. numpy's other modes (mean,
+// median, linear_ramp, …) and per-axis constants are refused.
+// dask.array.pad builds the same graph: the pads are blocks of their own
+// beside a's.
 func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 	const name = "pad"
 	if err := a.Err(); err != nil {
@@ -303,7 +309,8 @@ func padSources(mode string, n, left, right int) []int {
 }
 
 // Tri returns an n×m array with ones at and below diagonal k (k > 0
-// above the main one) and zeros elsewhere, as numpy.tri (m < 0: m = n).
+// above the main one) and zeros elsewhere, as numpy.tri and
+// dask.array.tri (m < 0: m = n).
 func Tri(n, m, k int, dt nd.DType, chunks any) *Array {
 	const name = "tri"
 	if m < 0 {
@@ -503,7 +510,8 @@ func ZerosLike(a *Array, dt nd.DType) *Array { return FullLike(a, 0, dt) }
 func OnesLike(a *Array, dt nd.DType) *Array { return FullLike(a, 1, dt) }
 
 // EmptyLike returns an array of a's shape and chunks, as
-// numpy.empty_like; its elements are zero here.
+// numpy.empty_like; its elements are zero here (numpy's are whatever the
+// memory held).
 func EmptyLike(a *Array, dt nd.DType) *Array { return FullLike(a, 0, dt) }
 
 // FullLike returns an array of a's shape and chunks filled with v (cast

@@ -384,7 +384,8 @@ func (a *Array) AppendFlat(values any) *Array {
 // values get a.NDim() axes (leading ones of length 1), their first axis
 // moved to axis, and fill as many positions as they are long there; with
 // a []int, values are broadcast to one position per index, the i-th
-// going before indices[i] (equal positions keep their order).
+// going before indices[i] (equal positions keep their order). numpy's
+// slice and boolean indices and axis=None are not supported.
 func (a *Array) Insert(index any, values any, axis int) *Array {
 	const name = "insert"
 	if err := a.Err(); err != nil {
@@ -460,7 +461,8 @@ func (a *Array) Insert(index any, values any, axis int) *Array {
 
 // Delete removes position index (an int) or positions indices (a []int;
 // negative ones count from the end, repeats allowed) along axis, as
-// numpy.delete with an axis.
+// numpy.delete with an axis (a Take of the positions kept). numpy's slice
+// and boolean indices and axis=None are not supported.
 func (a *Array) Delete(index any, axis int) *Array {
 	const name = "delete"
 	if err := a.Err(); err != nil {
