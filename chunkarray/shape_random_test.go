@@ -106,7 +106,25 @@ func randomShapeExpr(r *rand.Rand, shape []int) (string, func(*Array) *Array) {
 	ax := r.IntN(n)
 	ax2 := (ax + 1 + r.IntN(max(n-1, 1))) % n
 	modes := []string{PadConstant, PadEdge, PadReflect, PadSymmetric, PadWrap}
-	switch r.IntN(16) {
+	switch r.IntN(22) {
+	case 16:
+		return "along", func(a *Array) *Array { return ApplyAlongAxis("shape.stats", ax, a, AlongOpts{}) }
+	case 17:
+		return "gufunc-swap", func(a *Array) *Array {
+			return ApplyGufunc("shape.swap", "(i,j)->(j,i)", GufuncOpts{AllowRechunk: true}, a)
+		}
+	case 18:
+		return "map_blocks-drop", func(a *Array) *Array {
+			return MapBlocks("shape.sum0", BlockOpts{DropAxis: []int{0}}, a)
+		}
+	case 19:
+		k := r.IntN(9) - 4
+		return "diag", func(a *Array) *Array { return a.Diag(k) }
+	case 20:
+		i := r.IntN(shape[ax]+1) - r.IntN(2)*shape[ax]
+		return "insert-int", func(a *Array) *Array { return a.Insert(i, -7.25, ax) }
+	case 21:
+		return "moveaxis-flip", func(a *Array) *Array { return a.MoveAxis([]int{ax}, []int{-1}).Flip(0) }
 	case 0:
 		k := r.IntN(4)
 		return "diff", func(a *Array) *Array { return a.Diff(k, ax, DiffOpts{Prepend: 1.5}) }
