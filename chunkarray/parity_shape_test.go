@@ -524,6 +524,9 @@ func TestShapeErrorsTyped(t *testing.T) {
 		{"pad", func() *Array { return x.Pad([][2]int{{1, 1}}, "mean", nil) }},
 		{"rot90", func() *Array { return x.Rot90(1, [2]int{0, 0}) }},
 		{"tile", func() *Array { return x.Tile(-2) }},
+		{"tile", func() *Array { return x.Tile(1<<30, 1<<30) }},
+		{"repeat", func() *Array { return x.Repeat(math.MaxInt/2, 1) }},
+		{"pad", func() *Array { return x.Pad([][2]int{{1 << 40, 0}}, PadReflect, nil) }},
 		{"repeat", func() *Array { return x.Repeat(-1, 0) }},
 		{"diag", func() *Array { return Ones([]int{2, 2, 2}, nd.Float64, 1).Diag(0) }},
 		{"broadcast_to", func() *Array { return x.BroadcastTo([]int{3, 6}, nil) }},
@@ -556,6 +559,10 @@ func TestShapeErrorsTyped(t *testing.T) {
 	}
 	if _, err := x.Split(3, 0); err == nil || !strings.Contains(err.Error(), "split") {
 		t.Errorf("Split(3) of length 4: got %v, want an error naming split", err)
+	}
+	// a huge order stops once the axis is empty (numpy's shape (0, 6))
+	if d := x.Diff(1<<40, 0); d.Err() != nil || !slices.Equal(d.Shape(), []int{0, 6}) {
+		t.Errorf("Diff(1<<40): %v", d)
 	}
 	if _, err := Meshgrid("yx", x); err == nil || !strings.Contains(err.Error(), "meshgrid") {
 		t.Errorf("Meshgrid(yx): got %v", err)

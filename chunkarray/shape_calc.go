@@ -2,6 +2,7 @@ package chunkarray
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tessera-go/tessera/nd"
@@ -70,6 +71,9 @@ func (a *Array) Diff(n, axis int, opts ...DiffOpts) *Array {
 			return x
 		}
 		m := x.shape[ax]
+		if m == 0 {
+			break // empty stays empty: no need to go on n times
+		}
 		hi, lo := x.sliceAxis(ax, min(1, m), m), x.sliceAxis(ax, 0, max(m-1, 0))
 		if x.dtype == nd.Bool {
 			x = NotEqual(hi, lo)
@@ -205,6 +209,9 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 			continue
 		}
 		n := x.shape[ax]
+		if p[0] > maxPad-n || p[1] > maxPad-n-p[0] {
+			return errorf(name, [][]int{a.shape}, "pad widths %v make axis %d longer than %d", p, ax, maxPad)
+		}
 		if mode != PadConstant && n == 0 {
 			return errorf(name, [][]int{a.shape}, "can't extend empty axis %d using modes other than 'constant' or 'empty'", ax)
 		}
@@ -235,6 +242,10 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 	}
 	return x
 }
+
+// maxPad bounds a padded axis's length: the modes other than constant
+// build an index of the padded positions.
+const maxPad = 1 << 32
 
 // padSources returns, for every position of an axis of length n (> 0)
 // padded with left and right elements in mode (edge, reflect, symmetric
@@ -669,6 +680,9 @@ func (a *Array) Repeat(repeats, axis int) *Array {
 	}
 	if repeats == 1 {
 		return a
+	}
+	if repeats > 0 && a.shape[ax] > 0 && (a.shape[ax] > math.MaxInt/repeats || a.Size()/a.shape[ax] > math.MaxInt/a.dtype.Size()/(a.shape[ax]*repeats)) {
+		return errorf(name, [][]int{a.shape}, "%d repeats: the array's size in bytes overflows int", repeats)
 	}
 	shape, chunks := slices.Clone(a.shape), slices.Clone(a.chunks)
 	shape[ax] *= repeats

@@ -639,10 +639,15 @@ func (a *Array) Tile(reps ...int) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
+	blocks := a.NumTasks()
 	for _, r := range reps {
 		if r < 0 {
 			return errorf(name, [][]int{a.shape}, "negative dimensions are not allowed")
 		}
+		if r > 0 && blocks > MaxBlocks/r {
+			return errorf(name, [][]int{a.shape}, "reps %v: more than %d blocks", reps, MaxBlocks)
+		}
+		blocks *= max(r, 1)
 	}
 	x := a
 	if len(reps) > a.NDim() {
