@@ -111,6 +111,12 @@ type GufuncOpts struct {
 	// AllowRechunk rechunks core dimensions that have several chunks to
 	// one; without it they are an error, as in Dask.
 	AllowRechunk bool
+	// Vectorize calls the function once per position of the loop
+	// dimensions, with each input's core array there (numpy.vectorize
+	// with signature=, dask's vectorize=True), instead of once per block:
+	// it then returns the output's core array, and BlockInfo.Index is the
+	// position.
+	Vectorize bool
 }
 
 // ApplyGufunc applies the registered block function fn, a generalized
@@ -121,7 +127,9 @@ type GufuncOpts struct {
 // dimensions must be one chunk (see GufuncOpts.AllowRechunk). fn is
 // called once per block of the loop dimensions with the inputs' blocks,
 // loop axes first, and must return the output block: the block's loop
-// shape (broadcast) followed by the output core dimensions.
+// shape (broadcast) followed by the output core dimensions; with
+// o.Vectorize it is called once per loop position instead (see
+// GufuncOpts). Only one output is supported.
 func ApplyGufunc(fn, sig string, o GufuncOpts, args ...*Array) *Array {
 	const name = "apply_gufunc"
 	s, err := ParseSignature(sig)
@@ -200,13 +208,127 @@ func ApplyGufunc(fn, sig string, o GufuncOpts, args ...*Array) *Array {
 	}
 	out := []byte(blockLetters[:loop])
 	bo := BlockOpts{DType: o.DType, Chunks: make([][]int, loop+len(s.Out))}
+	outCore := make([]int, len(s.Out))
 	for k, d := range s.Out {
 		out = append(out, letter[d])
+		outCore[k] = size[d]
 		if n, ok := o.OutputSizes[d]; ok && !gufuncInputDim(s, d) {
 			bo.Chunks[loop+k] = []int{n}
+			outCore[k] = n
 		}
 	}
-	return Blockwise(fn, string(out), bo, bargs...)
+	r := Blockwise(fn, string(out), bo, bargs...)
+	if r.err != nil || !o.Vectorize {
+		return r
+	}
+	bl := r.lay.(*blockwiseLayer)
+	core := make([]int, len(s.In))
+	for i, c := range s.In {
+		core[i] = len(c)
+	}
+	p := gufuncVecP{Fn: fn, Loop: loop, Core: core, OutCore: outCore, D: r.dtype, Shape: r.shape}
+	l := &blockwiseLayer{fn: fn, ins: bl.ins, maps: bl.maps, op: newOp(opGufuncVec, p)}
+	return newArray(fn, r.shape, r.chunks, r.dtype, l, r.name, "vectorize")
+}
+
+const opGufuncVec = "chunkarray.apply_gufunc"
+
+func init() { register[gufuncVecP](opGufuncVec) }
+
+// gufuncVecP calls a registered function once per loop position of an
+// output block (ApplyGufunc with Vectorize). Args: the block geometry
+// (blockGeo), the input blocks.
+type gufuncVecP struct {
+	Fn      string   `json:"fn"`
+	Loop    int      `json:"loop"`     // the output's loop axes
+	Core    []int    `json:"core"`     // each input's core axes
+	OutCore []int    `json:"out_core"` // the output's core shape
+	D       nd.DType `json:"dtype"`
+	Shape   []int    `json:"shape"` // the output's
+}
+
+func (p gufuncVecP) Label() string { return p.Fn }
+
+func (p gufuncVecP) run(_ context.Context, args []any) (any, error) {
+	f, ok := lookupBlockFunc(p.Fn)
+	if !ok {
+		return nil, fmt.Errorf("%s: block function %q is not registered in this process", opGufuncVec, p.Fn)
+	}
+	geo, err := argInts(args, 0, opGufuncVec)
+	if err != nil {
+		return nil, err
+	}
+	if len(args)-1 != len(p.Core) || len(geo) != 3*(p.Loop+len(p.OutCore)) {
+		return nil, fmt.Errorf("%s: %d inputs and geometry %v for %d loop and %d core axes", opGufuncVec, len(args)-1, geo, p.Loop, len(p.OutCore))
+	}
+	blocks := make([]*nd.Array, len(args)-1)
+	for i, v := range args[1:] {
+		if blocks[i], err = argArray(v, opGufuncVec); err != nil {
+			return nil, err
+		}
+		if blocks[i].NDim() < p.Core[i] || blocks[i].NDim()-p.Core[i] > p.Loop {
+			return nil, fmt.Errorf("%s: input %d block of shape %v for %d core axes", opGufuncVec, i, blocks[i].Shape(), p.Core[i])
+		}
+	}
+	info := infoOf(geo, p.Shape)
+	oshape := make([]int, len(info.Location))
+	for i, l := range info.Location {
+		oshape[i] = l[1] - l[0]
+	}
+	out, err := nd.Zeros(p.D, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]*nd.Array, len(blocks))
+	global := make([]int, p.Loop)
+	var failed error
+	forBlocks(oshape[:p.Loop], func(idx []int) {
+		if failed != nil {
+			return
+		}
+		for k := range global {
+			global[k] = info.Location[k][0] + idx[k]
+		}
+		for i, b := range blocks {
+			v := b
+			nl := b.NDim() - p.Core[i]
+			for j := nl - 1; j >= 0 && failed == nil; j-- {
+				pos := idx[p.Loop-nl+j]
+				if b.Shape()[j] == 1 {
+					pos = 0 // broadcast
+				}
+				v, failed = v.Index(j, pos)
+			}
+			views[i] = v
+		}
+		if failed != nil {
+			return
+		}
+		res, err := f(BlockInfo{Index: slices.Clone(global), Shape: p.Shape}, views...)
+		if err != nil {
+			failed = fmt.Errorf("%s: position %v: %w", p.Fn, global, err)
+			return
+		}
+		if res == nil || !slices.Equal(res.Shape(), p.OutCore) || res.DType() != p.D {
+			got := "nil"
+			if res != nil {
+				got = fmt.Sprintf("shape %v of %s", res.Shape(), res.DType())
+			}
+			failed = &Error{Op: "apply_gufunc", Reason: fmt.Sprintf("%s: position %v: promised shape %v of %s, function returned %s", p.Fn, global, p.OutCore, p.D, got)}
+			return
+		}
+		dst := out
+		for k := p.Loop - 1; k >= 0 && failed == nil; k-- {
+			dst, failed = dst.Index(k, idx[k])
+		}
+		if failed == nil {
+			failed = nd.Assign(dst, res)
+		}
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	return out, nil
 }
 
 func gufuncInputDim(s Signature, d string) bool {

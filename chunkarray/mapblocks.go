@@ -293,7 +293,7 @@ type blockwiseLayer struct {
 	fn   string
 	ins  []*Array
 	maps [][]int // per input axis: the output axis, -1 broadcast (block 0)
-	op   *op[blockP]
+	op   graph.Op // blockP, or gufuncVecP for ApplyGufunc's Vectorize
 }
 
 func (l *blockwiseLayer) inputs() []*Array { return l.ins }

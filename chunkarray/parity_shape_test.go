@@ -340,6 +340,23 @@ var shapeExprs = map[string]confExpr{
 	"gufunc_new_dim": func(in []*Array) *Array {
 		return ApplyGufunc("shape.twice", "(i)->(i,k)", GufuncOpts{AllowRechunk: true, OutputSizes: map[string]int{"k": 2}}, in[0])
 	},
+	"gufunc_vectorize_inner": func(in []*Array) *Array {
+		return ApplyGufunc("shape.inner", "(i),(i)->()", GufuncOpts{AllowRechunk: true, Vectorize: true}, in[0], in[1])
+	},
+	"gufunc_vectorize_bcast": func(in []*Array) *Array {
+		a := in[0].Index(All(), All(), Range(0, 5)).AsType(nd.Float64)
+		return ApplyGufunc("shape.inner", "(i),(i)->()", GufuncOpts{AllowRechunk: true, Vectorize: true}, a, in[1])
+	},
+	"gufunc_vectorize_new_dim": func(in []*Array) *Array {
+		o := GufuncOpts{AllowRechunk: true, Vectorize: true, OutputSizes: map[string]int{"k": 2}}
+		return ApplyGufunc("shape.twice", "(i)->(i,k)", o, in[0])
+	},
+	"gufunc_scalar_core": func(in []*Array) *Array {
+		return ApplyGufunc("shape.mul", "(),()->()", GufuncOpts{}, in[0], in[1])
+	},
+	"gufunc_vectorize_scalar_core": func(in []*Array) *Array {
+		return ApplyGufunc("shape.mul", "(),()->()", GufuncOpts{Vectorize: true}, in[0], in[1])
+	},
 	"gufunc_core_mismatch": func(in []*Array) *Array {
 		return ApplyGufunc("shape.inner", "(i),(i)->()", GufuncOpts{AllowRechunk: true}, in[0], in[1])
 	},
@@ -380,6 +397,9 @@ func init() {
 			return nil, err
 		}
 		return nd.Reduce(nd.Sum, p, []int{p.NDim() - 1}, false)
+	}))
+	must(RegisterBlockFunc("shape.mul", func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
+		return nd.Binary(nd.Mul, b[0], b[1])
 	}))
 	must(RegisterBlockFunc("shape.swap", func(_ BlockInfo, b ...*nd.Array) (*nd.Array, error) {
 		n := b[0].NDim()

@@ -110,8 +110,9 @@ func randomShapeExpr(r *rand.Rand, shape []int) (string, func(*Array) *Array) {
 	case 16:
 		return "along", func(a *Array) *Array { return ApplyAlongAxis("shape.stats", ax, a, AlongOpts{}) }
 	case 17:
-		return "gufunc-swap", func(a *Array) *Array {
-			return ApplyGufunc("shape.swap", "(i,j)->(j,i)", GufuncOpts{AllowRechunk: true}, a)
+		vec := r.IntN(2) == 0
+		return fmt.Sprintf("gufunc-swap-vec%v", vec), func(a *Array) *Array {
+			return ApplyGufunc("shape.swap", "(i,j)->(j,i)", GufuncOpts{AllowRechunk: true, Vectorize: vec}, a)
 		}
 	case 18:
 		return "map_blocks-drop", func(a *Array) *Array {

@@ -337,6 +337,7 @@ case("coarsen_misaligned", ["f64m"], lambda x: coarsen(np.sum, x, {0: 2}))  # Va
 # [min, max, sum] of a float64 line; shape.sum1d its sum; shape.inner is
 # the gufunc (i),(i)->() (sum of products over the last axis);
 # shape.swap (i,j)->(j,i); shape.twice (i)->(i,k) with k = 2 ([v, 2v]);
+# shape.mul multiplies its two inputs (broadcasting);
 # shape.sum0 sums a block over axis 0 (map_blocks drop_axis=0);
 # shape.pair stacks [b, 2b] on a new last axis (new_axis=-1, chunks 2).
 def stats(v):
@@ -350,6 +351,11 @@ case("gufunc_inner", ["f64n", "f64m"], lambda a, b: (a * b).sum(-1))
 case("gufunc_inner_bcast", ["f32a", "v5f"], lambda a, b: (a[:, :, :5].astype(np.float64) * b).sum(-1))
 case("gufunc_swap", ["f32a"], lambda x: np.swapaxes(x, -1, -2))
 case("gufunc_new_dim", ["f64n"], lambda x: np.stack([x, 2 * x], -1))
+case("gufunc_vectorize_inner", ["f64n", "f64m"], lambda a, b: (a * b).sum(-1))
+case("gufunc_vectorize_bcast", ["f32a", "v5f"], lambda a, b: (a[:, :, :5].astype(np.float64) * b).sum(-1))
+case("gufunc_vectorize_new_dim", ["f64n"], lambda x: np.stack([x, 2 * x], -1))
+case("gufunc_scalar_core", ["col7", "row19"], lambda a, b: a * b)  # (),()->(): loop dims broadcast
+case("gufunc_vectorize_scalar_core", ["col7", "row19"], lambda a, b: a * b)
 case("gufunc_core_mismatch", ["f64n", "v5f"], lambda a, b: np.einsum("...i,...i->...", a, b))  # ValueError
 case("mapblocks_drop0", ["f64n"], lambda x: x.sum(0))
 case("mapblocks_new_last", ["f64n"], lambda x: np.stack([x, 2 * x], -1))
