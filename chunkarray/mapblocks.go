@@ -292,7 +292,7 @@ const blockLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 type blockwiseLayer struct {
 	fn   string
 	ins  []*Array
-	maps [][]int // per input axis: the output axis, -1 broadcast (block 0)
+	maps [][]int  // per input axis: the output axis, -1 broadcast (block 0)
 	op   graph.Op // blockP, or gufuncVecP for ApplyGufunc's Vectorize
 }
 
