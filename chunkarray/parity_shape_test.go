@@ -308,6 +308,39 @@ var shapeExprs = map[string]confExpr{
 	"meshgrid_2d_input":  func(in []*Array) *Array { return shapeStacked(Meshgrid("ij", in...)) },
 	"meshgrid_bad":       func(in []*Array) *Array { return shapeStacked(Meshgrid("yx", in...)) },
 
+	// select, apply_over_axes, ediff1d
+	"select_basic": func(in []*Array) *Array {
+		x := in[0]
+		return Select([]*Array{x.Greater(1), x.Less(-1)}, []any{x, x.Neg()}, 0.5)
+	},
+	"select_int8_default": func(in []*Array) *Array { return Select([]*Array{in[0].Greater(0)}, []any{in[0]}, 0) },
+	"select_promote": func(in []*Array) *Array {
+		return Select([]*Array{in[0].Greater(0), in[1].Greater(0)}, []any{in[0], in[1]}, -1)
+	},
+	"select_scalar_choice": func(in []*Array) *Array {
+		x := in[0]
+		return Select([]*Array{x.Greater(50), x.Less(-50)}, []any{300, x}, 0)
+	},
+	"select_bcast":   func(in []*Array) *Array { return Select([]*Array{in[0].Greater(0)}, []any{in[1]}, in[0]) },
+	"select_nonbool": func(in []*Array) *Array { return Select([]*Array{in[0]}, []any{in[0]}, nil) },
+	"select_empty":   func(in []*Array) *Array { return Select(nil, nil, nil) },
+	"apply_over_axes_sum": func(in []*Array) *Array {
+		return ApplyOverAxes(func(x *Array, ax int) *Array { return x.Sum(ax) }, in[0], 0, 2)
+	},
+	"apply_over_axes_max_neg": func(in []*Array) *Array {
+		return ApplyOverAxes(func(x *Array, ax int) *Array { return x.Max(ax) }, in[0], -1)
+	},
+	"apply_over_axes_bad": func(in []*Array) *Array {
+		return ApplyOverAxes(func(x *Array, ax int) *Array { return x.Sum() }, in[0], 0)
+	},
+	"ediff1d_basic":          func(in []*Array) *Array { return EDiff1D(in[0], nil, nil) },
+	"ediff1d_both":           func(in []*Array) *Array { return EDiff1D(in[0], shapeInts(100, 101), -5) },
+	"ediff1d_float_into_int": func(in []*Array) *Array { return EDiff1D(in[0], nil, 1.5) },
+	"ediff1d_uint_scalar":    func(in []*Array) *Array { return EDiff1D(in[0], nil, 3) },
+	"ediff1d_uint_neg":       func(in []*Array) *Array { return EDiff1D(in[0], -3, nil) },
+	"ediff1d_bool":           func(in []*Array) *Array { return EDiff1D(in[0], nil, nil) },
+	"ediff1d_empty":          func(in []*Array) *Array { return EDiff1D(in[0], nil, 2.0) },
+
 	// coarsen
 	"coarsen_sum_1":         shapeCoarsen(nd.Sum, map[int]int{1: 3}, false),
 	"coarsen_mean_trim":     shapeCoarsen(nd.Mean, map[int]int{0: 2, 1: 4}, true),

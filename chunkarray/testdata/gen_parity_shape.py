@@ -309,6 +309,25 @@ case("meshgrid_2d_input", ["m23", "v5i"], lambda a, b: np.stack(np.meshgrid(a, b
 case("meshgrid_bad", ["v7"], lambda a: np.meshgrid(a, indexing="yx"))  # ValueError
 
 
+# ---------------------------------------- select, apply_over_axes, ediff1d
+case("select_basic", ["f64n"], lambda x: np.select([x > 1, x < -1], [x, -x], 0.5))
+case("select_int8_default", ["i8m"], lambda x: np.select([x > 0], [x], 0))  # int8
+case("select_promote", ["i8m", "f64n"], lambda a, b: np.select([a > 0, b > 0], [a, b], -1))
+case("select_scalar_choice", ["i8m"], lambda x: np.select([x > 50, x < -50], [300, x], 0))  # int16
+case("select_bcast", ["col7", "row19"], lambda c, r: np.select([c > 0], [r], c))
+case("select_nonbool", ["i8m"], lambda x: np.select([x], [x]))  # TypeError
+case("select_empty", ["i8m"], lambda x: np.select([], []))  # ValueError
+case("apply_over_axes_sum", ["f32a"], lambda x: np.apply_over_axes(np.sum, x, [0, 2]))
+case("apply_over_axes_max_neg", ["f64n"], lambda x: np.apply_over_axes(np.max, x, [-1]))
+case("apply_over_axes_bad", ["f64n"], lambda x: np.apply_over_axes(lambda a, ax: a.sum(), x, [0]))  # ValueError
+case("ediff1d_basic", ["f64m"], lambda x: np.ediff1d(x))
+case("ediff1d_both", ["i8m"], lambda x: np.ediff1d(x, to_end=np.array([100, 101]), to_begin=-5))
+case("ediff1d_float_into_int", ["i8m"], lambda x: np.ediff1d(x, to_begin=1.5))  # TypeError
+case("ediff1d_uint_scalar", ["u8m"], lambda x: np.ediff1d(x, to_begin=3))
+case("ediff1d_uint_neg", ["u8m"], lambda x: np.ediff1d(x, to_end=-3))  # TypeError
+case("ediff1d_bool", ["b79"], lambda x: np.ediff1d(x))  # TypeError
+case("ediff1d_empty", ["e0x4"], lambda x: np.ediff1d(x, to_begin=2.0))
+
 # --------------------------------------------------------------- coarsen
 def coarsen(red, x, factors, trim=False):
     f = [1] * x.ndim

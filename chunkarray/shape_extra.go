@@ -1,0 +1,175 @@
+package chunkarray
+
+import (
+	"fmt"
+
+	"github.com/tessera-go/tessera/nd"
+)
+
+// More of numpy's shape and selection functions composed from the others:
+// Select (nested Where, fused), ApplyOverAxes, EDiff1D.
+
+// Select returns, element by element, the choice of the first condition
+// that is true, and def where none is, as numpy.select (dask.array.select
+// has no chunked form of its own: a chain of Where, which fuses into one
+// task per block). conds must be bool arrays; conds, choices and def are
+// broadcast together, and the dtype is numpy's result_type of the choices
+// and def (a Go scalar def with numpy's value-based casting).
+func Select(conds []*Array, choices []any, def any) *Array {
+	const name = "select"
+	if len(conds) != len(choices) {
+		return errorf(name, nil, "list of cases must be same length as list of conditions")
+	}
+	if len(conds) == 0 {
+		return errorf(name, nil, "select with an empty condition list is not possible")
+	}
+	for i, c := range conds {
+		if err := c.Err(); err != nil {
+			return errArray(err)
+		}
+		if c.dtype != nd.Bool {
+			return errorf(name, [][]int{c.shape}, "invalid entry %d in condlist: should be boolean ndarray", i)
+		}
+	}
+	if def == nil {
+		def = 0
+	}
+	// numpy's result_type of every choice and the default, each then cast
+	// to it, so that the chain of Where has that dtype.
+	vals := append(append([]any{}, choices...), def)
+	ops := make([]operand, len(vals))
+	probes := make([]*nd.Array, len(vals))
+	for i, v := range vals {
+		o, err := toOperand(name, v)
+		if err != nil {
+			return errArray(err)
+		}
+		if probes[i], err = o.probe(); err != nil {
+			return errArray(&Error{Op: name, Err: err})
+		}
+		ops[i] = o
+	}
+	d := nd.ResultTypeOf(probes...)
+	cast := make([]any, len(ops))
+	for i, o := range ops {
+		if o.arr != nil {
+			cast[i] = o.arr.AsType(d)
+			continue
+		}
+		s, err := probes[i].AsType(d)
+		if err != nil {
+			return errArray(&Error{Op: name, Err: err})
+		}
+		cast[i] = s
+	}
+	out := cast[len(cast)-1]
+	for i := len(conds) - 1; i >= 0; i-- {
+		out = Where(conds[i], cast[i], out)
+	}
+	return out.(*Array)
+}
+
+// ApplyOverAxes applies f(x, axis) for each axis in turn, as
+// numpy.apply_over_axes: f returns an array of x's number of axes or of
+// one fewer, which then gets the axis back with length 1. f builds
+// chunkarray operations (x.Sum(axis), …): it runs once per axis while the
+// result is built, not per block.
+func ApplyOverAxes(f func(x *Array, axis int) *Array, a *Array, axes ...int) *Array {
+	const name = "apply_over_axes"
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	val := a
+	for _, axis := range axes {
+		ax, err := normAxis(name, a, axis)
+		if err != nil {
+			return errArray(err)
+		}
+		res := f(val, ax)
+		if err := res.Err(); err != nil {
+			return errArray(err)
+		}
+		if res.NDim() == val.NDim()-1 {
+			res = res.ExpandDims(ax)
+		}
+		if res.NDim() != val.NDim() {
+			return errorf(name, [][]int{val.shape, res.shape}, "function is not returning an array of the correct shape")
+		}
+		val = res
+	}
+	return val
+}
+
+// EDiff1D returns the differences between consecutive elements of the
+// flattened a, with toBegin and toEnd (nil, an *Array, *nd.Array or Go
+// scalar, flattened) before and after, as numpy.ediff1d: the result has
+// a's dtype, and toBegin and toEnd must cast to it under numpy's
+// same_kind rule (a float beside an integer array is an error).
+// dask.array.ediff1d promotes instead.
+func EDiff1D(a *Array, toEnd, toBegin any) *Array {
+	const name = "ediff1d"
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	x := a.Ravel()
+	n := x.shape[0]
+	parts := []*Array{Sub(x.sliceAxis(0, min(1, n), n), x.sliceAxis(0, 0, max(n-1, 0)))}
+	if parts[0].err != nil {
+		return parts[0]
+	}
+	edge := func(v any, which string) *Array {
+		e := operandArray(name, v)
+		if e.err != nil {
+			return e
+		}
+		from := e.dtype
+		if _, ok := v.(*Array); !ok && e.NDim() == 0 && from.Kind() == 'i' {
+			// a Go scalar counts by its value (numpy's can_cast of a 0-d
+			// array): a non-negative integer is unsigned
+			if s, err := nd.ScalarOf(v); err == nil {
+				if x, err := s.AsType(nd.Int64); err == nil {
+					if iv, _ := x.At(); iv.(int64) >= 0 {
+						from = nd.Uint8
+					}
+				}
+			}
+		}
+		if !sameKind(from, a.dtype) {
+			return errorf(name, nil, "dtype of `%s` must be compatible with input `ary` under the `same_kind` rule", which)
+		}
+		return e.Ravel().AsType(a.dtype)
+	}
+	if toBegin != nil {
+		parts = append([]*Array{edge(toBegin, "to_begin")}, parts...)
+	}
+	if toEnd != nil {
+		parts = append(parts, edge(toEnd, "to_end"))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return Concatenate(parts, 0)
+}
+
+// sameKind reports whether numpy casts from to to under casting=
+// "same_kind": within a kind, or to a higher one (bool < unsigned <
+// signed < float < complex; unsigned to signed is allowed, signed to
+// unsigned is not).
+func sameKind(from, to nd.DType) bool {
+	rank := func(d nd.DType) int {
+		switch d.Kind() {
+		case 'b':
+			return 0
+		case 'u':
+			return 1
+		case 'i':
+			return 2
+		case 'f':
+			return 3
+		case 'c':
+			return 4
+		}
+		panic(fmt.Sprintf("chunkarray: dtype %s has no kind", d))
+	}
+	return rank(from) <= rank(to)
+}
