@@ -70,6 +70,15 @@ func shapePad(w [][2]int, mode string, v any) confExpr {
 	return func(in []*Array) *Array { return in[0].Pad(w, mode, v) }
 }
 
+// shapeTri stacks the two index arrays of a triangle built with a chunk
+// length taken from the input's first chunk (so that the layouts vary it).
+func shapeTri(f func(chunk int) (*Array, *Array)) confExpr {
+	return func(in []*Array) *Array {
+		r, c := f(max(1, in[0].Chunks()[0][0]))
+		return Stack([]*Array{r, c}, 0)
+	}
+}
+
 func shapeCoarsen(op nd.ReduceOp, f map[int]int, trim bool) confExpr {
 	return func(in []*Array) *Array { return in[0].Coarsen(op, f, trim) }
 }
@@ -340,6 +349,23 @@ var shapeExprs = map[string]confExpr{
 	"ediff1d_uint_neg":       func(in []*Array) *Array { return EDiff1D(in[0], -3, nil) },
 	"ediff1d_bool":           func(in []*Array) *Array { return EDiff1D(in[0], nil, nil) },
 	"ediff1d_empty":          func(in []*Array) *Array { return EDiff1D(in[0], nil, 2.0) },
+
+	// triangle indices, chunked by the input's first chunk
+	"tril_indices":        shapeTri(func(c int) (*Array, *Array) { return TrilIndices(7, 0, -1, c) }),
+	"tril_indices_k_m":    shapeTri(func(c int) (*Array, *Array) { return TrilIndices(7, 2, 9, c) }),
+	"tril_indices_neg":    shapeTri(func(c int) (*Array, *Array) { return TrilIndices(9, -3, 4, c) }),
+	"tril_indices_beyond": shapeTri(func(c int) (*Array, *Array) { return TrilIndices(4, -6, 5, c) }),
+	"triu_indices":        shapeTri(func(c int) (*Array, *Array) { return TriuIndices(6, 1, -1, c) }),
+	"triu_indices_k_m":    shapeTri(func(c int) (*Array, *Array) { return TriuIndices(5, -2, 8, c) }),
+	"triu_indices_zero":   shapeTri(func(c int) (*Array, *Array) { return TriuIndices(0, 0, 3, c) }),
+	"tril_indices_from": func(in []*Array) *Array {
+		r, c := TrilIndicesFrom(in[0], -1, max(1, in[0].Chunks()[0][0]))
+		return Stack([]*Array{r, c}, 0)
+	},
+	"triu_indices_from": func(in []*Array) *Array {
+		r, c := TriuIndicesFrom(in[0], 0, 3)
+		return Stack([]*Array{r, c}, 0)
+	},
 
 	// coarsen
 	"coarsen_sum_1":         shapeCoarsen(nd.Sum, map[int]int{1: 3}, false),

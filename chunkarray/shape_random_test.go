@@ -210,3 +210,38 @@ func TestReshapeMergeZeroChunk(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// TestTriIndicesBruteForce: TrilIndices and TriuIndices against the
+// enumeration of the triangle's elements, for random sizes, diagonals and
+// chunk lengths (sumClamp's closed form and the search for a block's
+// first row).
+func TestTriIndicesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 300 {
+		n, m, k, c := r.IntN(12), r.IntN(12), r.IntN(31)-15, 1+r.IntN(9)
+		upper := r.IntN(2) == 0
+		var wr, wc []int64
+		for i := range n {
+			for j := range m {
+				if (!upper && j <= i+k) || (upper && j >= i+k) {
+					wr, wc = append(wr, int64(i)), append(wc, int64(j))
+				}
+			}
+		}
+		rows, cols := TrilIndices(n, k, m, c)
+		if upper {
+			rows, cols = TriuIndices(n, k, m, c)
+		}
+		for which, a := range []*Array{rows, cols} {
+			got, err := a.Compute(context.Background(), WithScheduler(sched.Sync{}))
+			if err != nil {
+				t.Fatalf("n %d m %d k %d upper %v: %v", n, m, k, upper, err)
+			}
+			want := [][]int64{wr, wc}[which]
+			v, _ := nd.Values[int64](got)
+			if fmt.Sprint(v) != fmt.Sprint(want) && !(len(v) == 0 && len(want) == 0) {
+				t.Fatalf("n %d m %d k %d upper %v chunk %d, %s: got %v, want %v", n, m, k, upper, c, []string{"rows", "cols"}[which], v, want)
+			}
+		}
+	}
+}

@@ -328,6 +328,17 @@ case("ediff1d_uint_neg", ["u8m"], lambda x: np.ediff1d(x, to_end=-3))  # TypeErr
 case("ediff1d_bool", ["b79"], lambda x: np.ediff1d(x))  # TypeError
 case("ediff1d_empty", ["e0x4"], lambda x: np.ediff1d(x, to_begin=2.0))
 
+# ------------------------------------------------------- triangle indices
+case("tril_indices", ["f64m"], lambda x: np.stack(np.tril_indices(7)))
+case("tril_indices_k_m", ["f64m"], lambda x: np.stack(np.tril_indices(7, 2, 9)))
+case("tril_indices_neg", ["f64m"], lambda x: np.stack(np.tril_indices(9, -3, 4)))
+case("tril_indices_beyond", ["f64m"], lambda x: np.stack(np.tril_indices(4, -6, 5)))  # empty
+case("triu_indices", ["f64m"], lambda x: np.stack(np.triu_indices(6, 1)))
+case("triu_indices_k_m", ["f64m"], lambda x: np.stack(np.triu_indices(5, -2, 8)))
+case("triu_indices_zero", ["f64m"], lambda x: np.stack(np.triu_indices(0, 0, 3)))
+case("tril_indices_from", ["f64m"], lambda x: np.stack(np.tril_indices_from(x, -1)))
+case("triu_indices_from", ["f32a"], lambda x: np.stack(np.triu_indices_from(x)))  # ValueError: 3-d
+
 # --------------------------------------------------------------- coarsen
 def coarsen(red, x, factors, trim=False):
     f = [1] * x.ndim
