@@ -367,6 +367,30 @@ var shapeExprs = map[string]confExpr{
 		return Stack([]*Array{r, c}, 0)
 	},
 
+	// index math
+	"unravel_basic": func(in []*Array) *Array {
+		return shapeStacked(UnravelIndex(in[0].Abs().Add(3), []int{4, 5, 3}))
+	},
+	"unravel_u8":    func(in []*Array) *Array { return shapeStacked(UnravelIndex(in[0], []int{16, 16})) },
+	"unravel_out":   func(in []*Array) *Array { return shapeStacked(UnravelIndex(in[0], []int{4, 5})) },
+	"unravel_float": func(in []*Array) *Array { return shapeStacked(UnravelIndex(in[0], []int{4, 5})) },
+	"ravel_multi": func(in []*Array) *Array {
+		return RavelMultiIndex([]*Array{in[0].Abs().Mod(4), in[0].Add(11).Mod(5)}, []int{4, 5})
+	},
+	"ravel_multi_bcast": func(in []*Array) *Array {
+		return RavelMultiIndex([]*Array{in[0].Abs(), FromNDArray(shapeInts(2, 0, 1), 2)}, []int{6, 3})
+	},
+	"ravel_multi_out": func(in []*Array) *Array { return RavelMultiIndex([]*Array{in[0], in[0]}, []int{4, 5}) },
+	"ravel_multi_len": func(in []*Array) *Array { return RavelMultiIndex([]*Array{in[0]}, []int{4, 5}) },
+	"choose_basic": func(in []*Array) *Array {
+		return Choose(in[0].Abs().Mod(3), []any{in[1], in[2], 0.5})
+	},
+	"choose_bcast": func(in []*Array) *Array { return Choose(in[0].Abs().Mod(2), []any{shapeInts(10, 20, 30), -1}) },
+	"choose_int8_scalar": func(in []*Array) *Array {
+		return Choose(in[0].Greater(0).AsType(nd.Int8), []any{in[0], 300})
+	},
+	"choose_out": func(in []*Array) *Array { return Choose(in[0], []any{in[1]}) },
+
 	// coarsen
 	"coarsen_sum_1":         shapeCoarsen(nd.Sum, map[int]int{1: 3}, false),
 	"coarsen_mean_trim":     shapeCoarsen(nd.Mean, map[int]int{0: 2, 1: 4}, true),

@@ -339,6 +339,20 @@ case("triu_indices_zero", ["f64m"], lambda x: np.stack(np.triu_indices(0, 0, 3))
 case("tril_indices_from", ["f64m"], lambda x: np.stack(np.tril_indices_from(x, -1)))
 case("triu_indices_from", ["f32a"], lambda x: np.stack(np.triu_indices_from(x)))  # ValueError: 3-d
 
+# ------------------------------------------------------------ index math
+case("unravel_basic", ["i64m"], lambda x: np.stack(np.unravel_index(np.abs(x) + 3, (4, 5, 3))))
+case("unravel_u8", ["u8m"], lambda x: np.stack(np.unravel_index(x, (16, 16))))
+case("unravel_out", ["i64m"], lambda x: np.stack(np.unravel_index(x, (4, 5))))  # ValueError
+case("unravel_float", ["f64n"], lambda x: np.stack(np.unravel_index(x, (4, 5))))  # TypeError
+case("ravel_multi", ["i64m"], lambda x: np.ravel_multi_index((np.abs(x) % 4, (x + 11) % 5), (4, 5)))
+case("ravel_multi_bcast", ["m23"], lambda a: np.ravel_multi_index((np.abs(a), np.array([2, 0, 1])), (6, 3)))
+case("ravel_multi_out", ["i64m"], lambda x: np.ravel_multi_index((x, x), (4, 5)))  # ValueError
+case("ravel_multi_len", ["i64m"], lambda x: np.ravel_multi_index((x,), (4, 5)))  # ValueError
+case("choose_basic", ["i64m", "f64n", "f64m"], lambda a, b, c: np.choose(np.abs(a) % 3, [b, c, 0.5]))
+case("choose_bcast", ["m23"], lambda a: np.choose(np.abs(a) % 2, [np.array([10, 20, 30]), -1]))
+case("choose_int8_scalar", ["i8m"], lambda x: np.choose((x > 0).astype(np.int8), [x, 300]))  # int16
+case("choose_out", ["i64m", "f64n"], lambda a, b: np.choose(a, [b]))  # ValueError
+
 # --------------------------------------------------------------- coarsen
 def coarsen(red, x, factors, trim=False):
     f = [1] * x.ndim
