@@ -367,6 +367,35 @@ var shapeExprs = map[string]confExpr{
 		return Stack([]*Array{r, c}, 0)
 	},
 
+	// piecewise, fromfunction
+	"piecewise_funcs": func(in []*Array) *Array {
+		x := in[0]
+		return Piecewise(x, []*Array{x.Less(0), x.Greater(1)}, []any{
+			func(v *Array) *Array { return v.Neg() }, func(v *Array) *Array { return v.Mul(v) }})
+	},
+	"piecewise_otherwise": func(in []*Array) *Array {
+		x := in[0]
+		return Piecewise(x, []*Array{x.Less(-1), x.Greater(1)}, []any{
+			-1.5, func(v *Array) *Array { return v.Add(1) }, func(v *Array) *Array { return v.Mul(2) }})
+	},
+	"piecewise_overlap": func(in []*Array) *Array {
+		x := in[0]
+		return Piecewise(x, []*Array{x.Greater(0), x.Greater(50)}, []any{1, 2})
+	},
+	"piecewise_cast": func(in []*Array) *Array {
+		x := in[0]
+		return Piecewise(x, []*Array{x.Less(0)}, []any{func(v *Array) *Array { return v.Mul(0.5) }, 7.9})
+	},
+	"piecewise_bad_count": func(in []*Array) *Array {
+		return Piecewise(in[0], []*Array{in[0].Less(0)}, []any{1, 2, 3})
+	},
+	"fromfunction_sum": func(in []*Array) *Array {
+		return FromFunction(func(c ...*Array) *Array { return c[0].Mul(10).Add(c[1]) }, []int{7, 9}, nd.Float64, in[0].Chunks())
+	},
+	"fromfunction_int": func(in []*Array) *Array {
+		return FromFunction(func(c ...*Array) *Array { return c[0].Add(c[1]).Mod(c[2].Add(1)) }, []int{4, 5, 6}, nd.Int64, in[0].Chunks())
+	},
+
 	// index math
 	"unravel_basic": func(in []*Array) *Array {
 		return shapeStacked(UnravelIndex(in[0].Abs().Add(3), []int{4, 5, 3}))

@@ -2,6 +2,7 @@ package chunkarray
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tessera-go/tessera/nd"
 )
@@ -172,4 +173,115 @@ func sameKind(from, to nd.DType) bool {
 		panic(fmt.Sprintf("chunkarray: dtype %s has no kind", d))
 	}
 	return rank(from) <= rank(to)
+}
+
+// Piecewise evaluates pieces of x where conds hold, as numpy.piecewise:
+// funcs[i] (a func(*Array) *Array, or a Go scalar) gives the values where
+// conds[i] is true, a later condition overriding an earlier one; one
+// function more than conditions gives the values where none holds (else
+// 0). The result has x's dtype. Each function is called once, on the
+// whole of x, and must be elementwise (numpy calls it on x[cond] alone;
+// dask.array.piecewise on each block): it builds chunkarray operations.
+func Piecewise(x *Array, conds []*Array, funcs []any) *Array {
+	const name = "piecewise"
+	if err := x.Err(); err != nil {
+		return errArray(err)
+	}
+	n := len(conds)
+	if len(funcs) != n && len(funcs) != n+1 {
+		return errorf(name, [][]int{x.shape}, "with %d condition(s), either %d or %d functions are expected", n, n, n+1)
+	}
+	value := func(f any) any {
+		if fn, ok := f.(func(*Array) *Array); ok {
+			return fn(x)
+		}
+		return f
+	}
+	zero, err := nd.Zeros(x.dtype)
+	if err != nil {
+		return errArray(&Error{Op: name, Err: err})
+	}
+	castTo := func(v any) any {
+		switch y := v.(type) {
+		case *Array:
+			return y.AsType(x.dtype)
+		case *nd.Array:
+			return FromNDArray(y, -1).AsType(x.dtype)
+		}
+		s, err := nd.ScalarOf(v)
+		if err != nil {
+			return errorf(name, nil, "function or value of type %T: want func(*Array) *Array or a Go scalar", v)
+		}
+		c, err := s.AsType(x.dtype)
+		if err != nil {
+			return errArray(&Error{Op: name, Err: err})
+		}
+		return c
+	}
+	var out any = zero
+	if len(funcs) == n+1 {
+		var any0 *Array
+		for _, c := range conds {
+			if err := c.Err(); err != nil {
+				return errArray(err)
+			}
+			if any0 == nil {
+				any0 = c
+			} else {
+				any0 = LogicalOr(any0, c)
+			}
+		}
+		other := castTo(value(funcs[n]))
+		if any0 == nil {
+			out = other
+		} else {
+			out = Where(any0, zero, other)
+		}
+	}
+	for i, c := range conds {
+		if err := c.Err(); err != nil {
+			return errArray(err)
+		}
+		if c.dtype != nd.Bool || !slices.Equal(c.shape, x.shape) {
+			return errorf(name, [][]int{x.shape, c.shape}, "condition %d of dtype %s: want a bool array of x's shape", i, c.dtype)
+		}
+		out = Where(c, castTo(value(funcs[i])), out)
+	}
+	switch o := out.(type) {
+	case *Array:
+		if o.err == nil && !slices.Equal(o.shape, x.shape) {
+			return o.BroadcastTo(x.shape, x.chunks) // a function's 0-d value
+		}
+		return o
+	default:
+		return FullLike(x, o, nd.Invalid)
+	}
+}
+
+// FromFunction builds an array of shape whose element at (i, j, …) is
+// f's, as numpy.fromfunction: f is called once with one coordinate
+// array per axis (dtype dt, each varying along its axis, chunked as
+// chunks) and builds the result from them with chunkarray operations
+// (dask.array.fromfunction calls it per block instead).
+func FromFunction(f func(coords ...*Array) *Array, shape []int, dt nd.DType, chunks any) *Array {
+	const name = "fromfunction"
+	ch, err := NormalizeChunks(name, chunks, shape, dt)
+	if err != nil {
+		return errArray(err)
+	}
+	coords := make([]*Array, len(shape))
+	for i, d := range shape {
+		sh := ones(len(shape))
+		sh[i] = d
+		r := Arange(0, float64(d), 1, dt, [][]int{ch[i]}).Reshape(sh...)
+		coords[i] = broadcastChunked(r, shape, ch)
+		if err := coords[i].Err(); err != nil {
+			return errArray(err)
+		}
+	}
+	out := f(coords...)
+	if out == nil {
+		return errorf(name, [][]int{shape}, "function returned nil")
+	}
+	return out
 }

@@ -339,6 +339,15 @@ case("triu_indices_zero", ["f64m"], lambda x: np.stack(np.triu_indices(0, 0, 3))
 case("tril_indices_from", ["f64m"], lambda x: np.stack(np.tril_indices_from(x, -1)))
 case("triu_indices_from", ["f32a"], lambda x: np.stack(np.triu_indices_from(x)))  # ValueError: 3-d
 
+# ------------------------------------------------- piecewise, fromfunction
+case("piecewise_funcs", ["f64n"], lambda x: np.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v * v]))
+case("piecewise_otherwise", ["f64n"], lambda x: np.piecewise(x, [x < -1, x > 1], [-1.5, lambda v: v + 1, lambda v: 2 * v]))
+case("piecewise_overlap", ["i8m"], lambda x: np.piecewise(x, [x > 0, x > 50], [1, 2]))  # later wins
+case("piecewise_cast", ["i8m"], lambda x: np.piecewise(x, [x < 0], [lambda v: v * 0.5, 7.9]))  # int8
+case("piecewise_bad_count", ["f64n"], lambda x: np.piecewise(x, [x < 0], [1, 2, 3]))  # ValueError
+case("fromfunction_sum", ["f64m"], lambda x: np.fromfunction(lambda i, j: i * 10 + j, (7, 9)))
+case("fromfunction_int", ["f32a"], lambda x: np.fromfunction(lambda i, j, k: (i + j) % (k + 1), (4, 5, 6), dtype=np.int64))
+
 # ------------------------------------------------------------ index math
 case("unravel_basic", ["i64m"], lambda x: np.stack(np.unravel_index(np.abs(x) + 3, (4, 5, 3))))
 case("unravel_u8", ["u8m"], lambda x: np.stack(np.unravel_index(x, (16, 16))))
