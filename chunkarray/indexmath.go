@@ -217,7 +217,7 @@ func Choose(a *Array, choices []any) *Array {
 			return errArray(&Error{Op: name, Err: err})
 		}
 		probes[i] = s
-		arrs[i] = FromNDArray(s, -1)
+		arrs[i] = Full([]int{}, o.sc.value(), o.sc.D, -1) // named from its value
 	}
 	d := nd.ResultTypeOf(probes...)
 	for i := range arrs {

@@ -52,7 +52,9 @@ func operandArray(op string, v any) *Array {
 	if err != nil {
 		return errorf(op, nil, "operand of type %T: want *chunkarray.Array, *nd.Array or a Go scalar", v)
 	}
-	return FromNDArray(s, -1)
+	// a constant: named from its value (the same scalar, the same keys)
+	// and fused into its consumers as a constant
+	return Full([]int{}, v, s.DType(), -1)
 }
 
 // MoveAxis moves axes src to positions dst, the others keeping their

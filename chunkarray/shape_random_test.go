@@ -245,3 +245,45 @@ func TestTriIndicesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeNamesDeterministic: building the same expression twice gives
+// the same names (keys), scalar operands included, and different
+// parameters give different ones.
+func TestShapeNamesDeterministic(t *testing.T) {
+	x := Ones([]int{6, 5}, nd.Float64, 2)
+	for _, tc := range []struct {
+		name   string
+		build  func(k int) *Array
+		differ bool // whether k = 1 and k = 2 must differ
+	}{
+		{"diff-prepend", func(k int) *Array { return x.Diff(1, 0, DiffOpts{Prepend: k}) }, true},
+		{"pad", func(k int) *Array { return x.Pad([][2]int{{k, 1}}, PadReflect, nil) }, true},
+		{"insert", func(k int) *Array { return x.Insert(k, 2.5, 1) }, true},
+		{"repeat", func(k int) *Array { return x.Repeat(k+1, 1) }, true},
+		{"coarsen", func(k int) *Array { return x.Coarsen(nd.Sum, map[int]int{0: k}, true) }, true},
+		{"diagonal", func(k int) *Array { return x.Diagonal(k, 0, 1) }, true},
+		{"tril_indices", func(k int) *Array { r, _ := TrilIndices(5, k, -1, 3); return r }, true},
+		{"ediff1d", func(k int) *Array { return EDiff1D(x, nil, k) }, true},
+		{"broadcast_to", func(k int) *Array { return x.BroadcastTo([]int{k, 6, 5}, nil) }, true},
+		{"along", func(k int) *Array { return ApplyAlongAxis("shape.sum1d", k-1, x, AlongOpts{}) }, true},
+		{"gufunc-vectorize", func(k int) *Array {
+			return ApplyGufunc("shape.twice", "(i)->(i,k)", GufuncOpts{Vectorize: true, AllowRechunk: true, OutputSizes: map[string]int{"k": k}}, x)
+		}, true},
+		{"unravel", func(k int) *Array { u, _ := UnravelIndex(x.AsType(nd.Int64), []int{4, k}); return u[0] }, true},
+		{"choose", func(k int) *Array { return Choose(x.AsType(nd.Int8), []any{k, 7.5}) }, true},
+		{"select", func(k int) *Array { return Select([]*Array{x.Greater(0)}, []any{k}, 0) }, true},
+		{"kron", func(k int) *Array { return Kron(x, Ones([]int{k}, nd.Float64, 1)) }, true},
+		{"tile", func(k int) *Array { return x.Tile(k, 2) }, true},
+	} {
+		a1, a2, b := tc.build(1), tc.build(1), tc.build(2)
+		if a1.Err() != nil || b.Err() != nil {
+			t.Fatalf("%s: %v %v", tc.name, a1.Err(), b.Err())
+		}
+		if a1.Name() != a2.Name() {
+			t.Errorf("%s: two builds named %s and %s", tc.name, a1.Name(), a2.Name())
+		}
+		if tc.differ && a1.Name() == b.Name() {
+			t.Errorf("%s: different parameters, one name %s", tc.name, a1.Name())
+		}
+	}
+}

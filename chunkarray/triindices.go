@@ -66,7 +66,7 @@ func triIndices(name string, n, k, m int, upper bool, chunks any) (*Array, *Arra
 	out := [2]*Array{}
 	for which := range out {
 		l := &triIndicesLayer{op: newOp(opTriIndices, triIndicesP{G: g, Cols: which == 1})}
-		out[which] = newArray(name, []int{total}, ch, nd.Int64, l, g, which, chunksToken(ch))
+		out[which] = newArray(name, []int{total}, ch, nd.Int64, l, g.N, g.M, g.K, g.Upper, which, chunksToken(ch))
 	}
 	return out[0], out[1]
 }
