@@ -134,6 +134,16 @@ var shapeExprs = map[string]confExpr{
 	"pad_wrap_both_wide":      shapePad([][2]int{{13, 17}}, PadWrap, nil),
 	"pad_reflect_both_wide":   shapePad([][2]int{{11, 14}}, PadReflect, nil),
 	"pad_symmetric_both_wide": shapePad([][2]int{{12, 13}}, PadSymmetric, nil),
+	"pad_maximum":             shapePad([][2]int{{1, 2}, {3, 1}}, PadMaximum, nil),
+	"pad_maximum_nan":         shapePad([][2]int{{1, 1}}, PadMaximum, nil),
+	"pad_minimum_i8":          shapePad([][2]int{{2, 2}}, PadMinimum, nil),
+	"pad_mean_f64":            shapePad([][2]int{{2, 0}, {1, 3}}, PadMean, nil),
+	"pad_mean_int":            shapePad([][2]int{{1, 1}, {2, 2}}, PadMean, nil),
+	"pad_mean_half":           shapePad([][2]int{{1, 1}}, PadMean, nil),
+	"pad_mean_u8":             shapePad([][2]int{{3, 3}}, PadMean, nil),
+	"pad_mean_bool":           shapePad([][2]int{{1, 1}}, PadMean, nil),
+	"pad_mean_f32":            shapePad([][2]int{{0, 1}, {2, 0}, {1, 1}}, PadMean, nil),
+	"pad_maximum_empty":       shapePad([][2]int{{1, 0}, {0, 0}}, PadMaximum, nil),
 	"pad_len2_modes": func(in []*Array) *Array {
 		var parts []*Array
 		for _, m := range []string{PadReflect, PadSymmetric, PadWrap} {
@@ -839,6 +849,20 @@ func TestToDelayed(t *testing.T) {
 	}
 	if _, err := errArray(errors.New("boom")).ToDelayed(); err == nil {
 		t.Error("ToDelayed of an error Array: want the error")
+	}
+}
+
+// TestPadEmpty: numpy's mode "empty" leaves the pad undefined; here it
+// is zero, and an empty axis may be extended.
+func TestPadEmpty(t *testing.T) {
+	x := Ones([]int{0, 3}, nd.Int16, 2)
+	got, err := x.Pad([][2]int{{1, 2}, {0, 1}}, PadEmpty, 9).Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := nd.Zeros(nd.Int16, 3, 4)
+	if d := compareGolden(got, want); d != "" {
+		t.Error(d)
 	}
 }
 

@@ -3,6 +3,7 @@ package chunkarray
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tessera-go/tessera/graph"
@@ -32,6 +33,7 @@ const (
 	opCoarsen  = "chunkarray.coarsen"
 	opConj     = "chunkarray.conj"
 	opDiagonal = "chunkarray.diagonal"
+	opRound    = "chunkarray.round_half_even"
 )
 
 func init() {
@@ -39,6 +41,33 @@ func init() {
 	register[coarsenP](opCoarsen)
 	register[conjP](opConj)
 	register[diagonalP](opDiagonal)
+	register[roundP](opRound)
+}
+
+// roundP rounds a float block to integers, halves to even.
+type roundP struct{}
+
+var roundOp = newOp(opRound, roundP{})
+
+func (roundP) run(_ context.Context, args []any) (any, error) {
+	b, err := argArray(args[0], opRound)
+	if err != nil {
+		return nil, err
+	}
+	out := b.Copy()
+	switch d := out.Data().(type) {
+	case []float32:
+		for i, v := range d {
+			d[i] = float32(math.RoundToEven(float64(v)))
+		}
+	case []float64:
+		for i, v := range d {
+			d[i] = math.RoundToEven(v)
+		}
+	default:
+		return nil, fmt.Errorf("%s: dtype %s", opRound, b.DType())
+	}
+	return out, nil
 }
 
 // repeatP repeats every element of a block N times along Axis.

@@ -162,6 +162,10 @@ const (
 	PadReflect   = "reflect"
 	PadSymmetric = "symmetric"
 	PadWrap      = "wrap"
+	PadEmpty     = "empty"   // here as PadConstant with 0
+	PadMaximum   = "maximum" // the axis's maximum (stat_length=None)
+	PadMinimum   = "minimum"
+	PadMean      = "mean" // rounded half to even for integer arrays
 )
 
 // Pad pads a with widths[i] = {before, after} elements on axis i (one
@@ -171,8 +175,10 @@ const (
 // repeating it, PadWrap continues from the other end; widths beyond the
 // axis's length go on as numpy 1.24's do (padSources). Axes are
 // padded in order, each using the padding of the ones before (corners).
-// Only PadConstant extends an empty axis. numpy's other modes (mean,
-// median, linear_ramp, …) and per-axis constants are refused.
+// PadMaximum, PadMinimum and PadMean fill with that statistic of the
+// whole axis (numpy's stat_length=None), PadEmpty with zeros. Only
+// PadConstant and PadEmpty extend an empty axis. numpy's median and
+// linear_ramp modes, stat_length and per-axis constants are refused.
 // dask.array.pad builds the same graph: the pads are blocks of their own
 // beside a's.
 func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
@@ -196,7 +202,9 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 		}
 	}
 	switch mode {
-	case PadConstant, PadEdge, PadReflect, PadSymmetric, PadWrap:
+	case PadConstant, PadEdge, PadReflect, PadSymmetric, PadWrap, PadMaximum, PadMinimum, PadMean:
+	case PadEmpty:
+		mode, value = PadConstant, 0
 	default:
 		return errorf(name, [][]int{a.shape}, "mode %q is not supported", mode)
 	}
@@ -223,6 +231,18 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 				return Full(sh, value, x.dtype, ch)
 			}
 			before, after = piece(p[0]), piece(p[1])
+		} else if op, ok := padStats[mode]; ok {
+			st := x.Reduce(op, []int{ax}, ReduceOpts{Keepdims: true})
+			if op == nd.Mean && (x.dtype.Kind() == 'i' || x.dtype.Kind() == 'u') {
+				st = st.roundHalfEven()
+			}
+			st = st.AsType(x.dtype)
+			piece := func(k int) *Array {
+				sh, ch := slices.Clone(x.shape), slices.Clone(x.chunks)
+				sh[ax], ch[ax] = k, []int{k}
+				return st.BroadcastTo(sh, ch)
+			}
+			before, after = piece(p[0]), piece(p[1])
 		} else {
 			src := padSources(mode, n, p[0], p[1])
 			before, after = x.Take(ax, src[:p[0]]), x.Take(ax, src[p[0]+n:])
@@ -241,6 +261,15 @@ func (a *Array) Pad(widths [][2]int, mode string, value any) *Array {
 		}
 	}
 	return x
+}
+
+// padStats are the reductions of the statistic pad modes.
+var padStats = map[string]nd.ReduceOp{PadMaximum: nd.Max, PadMinimum: nd.Min, PadMean: nd.Mean}
+
+// roundHalfEven rounds a float array to integers, halves to even
+// (numpy.round), block by block.
+func (a *Array) roundHalfEven() *Array {
+	return newArray("round", a.shape, a.chunks, a.dtype, &blockMapLayer{in: a, op: roundOp}, a.name)
 }
 
 // maxPad bounds a padded axis's length: the modes other than constant

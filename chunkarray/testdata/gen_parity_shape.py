@@ -126,6 +126,16 @@ case("pad_1d_wrap", ["v7"], lambda x: np.pad(x, (3, 10), mode="wrap"))  # numpy'
 case("pad_wrap_both_wide", ["v5i"], lambda x: np.pad(x, (13, 17), mode="wrap"))
 case("pad_reflect_both_wide", ["v5i"], lambda x: np.pad(x, (11, 14), mode="reflect"))
 case("pad_symmetric_both_wide", ["v5i"], lambda x: np.pad(x, (12, 13), mode="symmetric"))
+case("pad_maximum", ["f64n"], lambda x: np.pad(x, ((1, 2), (3, 1)), mode="maximum"))
+case("pad_maximum_nan", ["f64m"], lambda x: np.pad(x, 1, mode="maximum"))
+case("pad_minimum_i8", ["i8m"], lambda x: np.pad(x, 2, mode="minimum"))
+case("pad_mean_f64", ["f64n"], lambda x: np.pad(x, ((2, 0), (1, 3)), mode="mean"))
+case("pad_mean_int", ["i64m"], lambda x: np.pad(x, ((1, 1), (2, 2)), mode="mean"))  # rounded half to even
+case("pad_mean_half", ["m23"], lambda x: np.pad(x, 1, mode="mean"))  # means 0.5, 1.5: 0, 2
+case("pad_mean_u8", ["u8m"], lambda x: np.pad(x, 3, mode="mean"))
+case("pad_mean_bool", ["b79"], lambda x: np.pad(x, 1, mode="mean"))
+case("pad_mean_f32", ["f32a"], lambda x: np.pad(x, ((0, 1), (2, 0), (1, 1)), mode="mean"))
+case("pad_maximum_empty", ["e0x4"], lambda x: np.pad(x, ((1, 0), (0, 0)), mode="maximum"))  # ValueError
 case("pad_len2_modes", ["f64_2x5"], lambda x: np.concatenate(
     [np.pad(x, ((5, 7), (0, 0)), mode=m) for m in ("reflect", "symmetric", "wrap")], axis=1))
 
