@@ -105,8 +105,22 @@ func randomShapeExpr(r *rand.Rand, shape []int) (string, func(*Array) *Array) {
 	n := len(shape)
 	ax := r.IntN(n)
 	ax2 := (ax + 1 + r.IntN(max(n-1, 1))) % n
-	modes := []string{PadConstant, PadEdge, PadReflect, PadSymmetric, PadWrap}
-	switch r.IntN(22) {
+	modes := []string{PadConstant, PadEdge, PadReflect, PadSymmetric, PadWrap, PadMaximum, PadMinimum, PadMean, PadEmpty}
+	switch r.IntN(25) {
+	case 22:
+		return "select", func(a *Array) *Array {
+			return Select([]*Array{a.Greater(0), a.Less(-3)}, []any{a.Mul(2), -1}, 0.5)
+		}
+	case 23:
+		return "choose", func(a *Array) *Array {
+			i := Where(a.NotEqual(a), 0, a).AsType(nd.Int64).Mod(3) // NaN to 0
+			return Choose(i, []any{a, a.Neg(), 2.5})
+		}
+	case 24:
+		return "unravel", func(a *Array) *Array {
+			i := Where(a.NotEqual(a), 0, a).Abs().AsType(nd.Int64).Mod(60)
+			return shapeStacked(UnravelIndex(i, []int{3, 4, 5}))
+		}
 	case 16:
 		return "along", func(a *Array) *Array { return ApplyAlongAxis("shape.stats", ax, a, AlongOpts{}) }
 	case 17:
