@@ -878,3 +878,34 @@ func TestEmptyLike(t *testing.T) {
 		t.Errorf("EmptyLike(complex64): %s", e.DType())
 	}
 }
+
+// TestUnifyChunks: the union of the boundaries per letter, length-1 axes
+// left alone, values unchanged.
+func TestUnifyChunks(t *testing.T) {
+	x := Arange(0, 42, 1, nd.Float64, 42).Reshape(6, 7).Rechunk([][]int{{2, 4}, {3, 4}})
+	y := Arange(0, 7, 1, nd.Float64, 7).Rechunk([][]int{{1, 6}})
+	z := Ones([]int{1, 6}, nd.Float64, [][]int{{1}, {6}})
+	chunks, arrays, err := UnifyChunks(In(x, "ij"), In(y, "j"), In(z, "ki"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(chunks['i'], chunks['j'], chunks['k']) != "[2 4] [1 2 4] [1]" {
+		t.Errorf("chunks i, j, k: %v %v %v", chunks['i'], chunks['j'], chunks['k'])
+	}
+	if fmt.Sprint(arrays[0].Chunks(), arrays[1].Chunks(), arrays[2].Chunks()) != "[[2 4] [1 2 4]] [[1 2 4]] [[1] [2 4]]" {
+		t.Errorf("arrays' chunks: %v %v %v", arrays[0].Chunks(), arrays[1].Chunks(), arrays[2].Chunks())
+	}
+	for i, a := range []*Array{x, y, z} {
+		got, err := arrays[i].Compute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := a.Compute(context.Background())
+		if d := compareGolden(got, want); d != "" {
+			t.Errorf("array %d: %s", i, d)
+		}
+	}
+	if _, _, err := UnifyChunks(In(x, "ij"), In(y, "i")); err == nil || !strings.Contains(err.Error(), "unify_chunks") {
+		t.Errorf("lengths 6 and 7 under one letter: got %v", err)
+	}
+}

@@ -285,3 +285,57 @@ func FromFunction(f func(coords ...*Array) *Array, shape []int, dt nd.DType, chu
 	}
 	return out
 }
+
+// UnifyChunks rechunks arrays so that the axes sharing an index letter
+// (dask's index notation, as Blockwise's) share their chunks: the union
+// of the boundaries of those axes, axes of length 1 aside (they
+// broadcast), as dask.array.core.unify_chunks. It returns the chunks per
+// letter and the rechunked arrays, in order. Axes of one letter must have
+// one length (or 1).
+func UnifyChunks(args ...BlockArg) (map[rune][]int, []*Array, error) {
+	const name = "unify_chunks"
+	length := map[rune]int{}
+	cs := map[rune][][]int{}
+	for _, a := range args {
+		if err := a.X.Err(); err != nil {
+			return nil, nil, err
+		}
+		if len([]rune(a.Ind)) != a.X.NDim() {
+			return nil, nil, &Error{Op: name, Shapes: [][]int{a.X.shape}, Reason: fmt.Sprintf("index %q for an array of %d axes", a.Ind, a.X.NDim())}
+		}
+		for j, r := range []rune(a.Ind) {
+			s := a.X.shape[j]
+			if s == 1 {
+				continue
+			}
+			if l, ok := length[r]; ok && l != s {
+				return nil, nil, &Error{Op: name, Reason: fmt.Sprintf("index %q has lengths %d and %d", r, l, s)}
+			}
+			length[r] = s
+			cs[r] = append(cs[r], a.X.chunks[j])
+		}
+	}
+	out := map[rune][]int{}
+	for r, c := range cs {
+		out[r] = unionChunks(c)
+	}
+	arrays := make([]*Array, len(args))
+	for i, a := range args {
+		want := make([][]int, a.X.NDim())
+		for j, r := range []rune(a.Ind) {
+			if c, ok := out[r]; ok && a.X.shape[j] != 1 {
+				want[j] = c
+			} else {
+				want[j] = a.X.chunks[j]
+				if _, ok := out[r]; !ok {
+					out[r] = a.X.chunks[j]
+				}
+			}
+		}
+		arrays[i] = a.X.Rechunk(want)
+		if err := arrays[i].Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, arrays, nil
+}
