@@ -663,7 +663,7 @@ func TestShapeErrorsTyped(t *testing.T) {
 		build func() *Array
 	}{
 		{"diff", func() *Array { return x.Diff(-1, 0) }},
-		{"pad", func() *Array { return x.Pad([][2]int{{1, 1}}, "mean", nil) }},
+		{"pad", func() *Array { return x.Pad([][2]int{{1, 1}}, "median", nil) }},
 		{"rot90", func() *Array { return x.Rot90(1, [2]int{0, 0}) }},
 		{"tile", func() *Array { return x.Tile(-2) }},
 		{"tile", func() *Array { return x.Tile(1<<30, 1<<30) }},
