@@ -16,6 +16,7 @@
 //	delayed      typed lazy calls of Go functions (dask.delayed)
 //	chunkarray   lazy chunked n-d arrays (dask.array), blockwise fusion
 //	udfbridge    LiberTEM-style UDFs over detector datasets
+//	             (udfbridge/udftest: the suite every Dataset passes)
 //
 //	cmd/tessera  demo, bench, chunktune, scheduler, worker, certs, version
 //	cmd/graphviz draws a workload's or a saved graph's task graph

@@ -271,6 +271,12 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 		ev.release()
 		return nil, nil, err
 	}
+	// Unknown lengths (unknown.go) are the input blocks'.
+	if shape, err = resolveUnknown(opName, shape, ev.ins); err != nil {
+		ev.release()
+		return nil, nil, err
+	}
+	ev.shape = shape
 	return ev, shape, nil
 }
 
@@ -723,10 +729,19 @@ func (ev *evaluator) reduce(rp reduceP, shape []int) (*nd.Array, error) {
 		}
 		red[ax] = true
 	}
+	if emptyPartial(rp, shape) {
+		return nil, nil
+	}
 	if size(shape) == 0 || ev.constant() {
-		r, err := ev.eval(wholeRegion(shape), nil)
+		// An empty block is not evaluated: its zeros reduce to the
+		// identity (evaluating it first, and dropping the result,
+		// panicked on a (3, 0, 1) block of x*x).
+		var r *nd.Array
+		var err error
 		if size(shape) == 0 {
 			r, err = nd.Zeros(ev.p.D, shape...)
+		} else {
+			r, err = ev.eval(wholeRegion(shape), nil)
 		}
 		if err != nil {
 			return nil, err

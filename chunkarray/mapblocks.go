@@ -23,7 +23,9 @@ type BlockInfo struct {
 	// Location is, per axis, the [start, stop) of the block passed to
 	// the function, in the array's coordinates. For MapOverlap it covers
 	// the ghost cells, and may reach below 0 or beyond the shape at the
-	// array's edges.
+	// array's edges. Along an axis whose chunk sizes are unknown (see
+	// Unknown) it is [Unknown, Unknown], and the function's block may
+	// have any length there.
 	Location [][2]int
 	// Shape is the output array's shape.
 	Shape []int
@@ -130,7 +132,7 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 	shape := make([]int, n)
 	chunks := make([][]int, n)
 	for k, r := range []rune(outInd) {
-		length := -1
+		length := -2 // none yet (Unknown is -1)
 		var cs [][]int
 		for _, a := range args {
 			j := strings.IndexRune(a.Ind, r)
@@ -141,13 +143,17 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 			if s == 1 {
 				continue
 			}
+			if (s == Unknown || length == Unknown) && length != -2 && len(cs) > 0 && !slices.Equal(cs[0], a.X.chunks[j]) {
+				// unknown.go: blocks meet one to one only with the same chunks
+				return errArray(unknownError(name, a.X.shape, j))
+			}
 			if length >= 0 && s != length {
 				return errorf(name, shapes, "%s: index %q has lengths %d and %d", fn, r, length, s)
 			}
 			length = s
 			cs = append(cs, a.X.chunks[j])
 		}
-		if length < 0 { // every input has length 1 there (or none uses it)
+		if length == -2 { // every input has length 1 there (or none uses it)
 			length = 1
 			cs = [][]int{{1}}
 			found := false
@@ -212,7 +218,7 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 				continue
 			}
 			chunks[k] = slices.Clone(c)
-			shape[k] = sum(c)
+			shape[k] = axisLen(c)
 		}
 	}
 	toks = append(toks, chunksToken(chunks))
@@ -314,11 +320,16 @@ func (l *blockwiseLayer) block(a *Array, idx []int) graph.Node {
 }
 
 // blockGeo encodes a block's index and location: per axis index, start,
-// stop.
+// stop; start and stop are Unknown along an axis whose chunks up to the
+// block's are not all known (unknown.go).
 func blockGeo(a *Array, idx []int) []int {
 	st := a.blockStart(idx)
 	geo := make([]int, 0, 3*len(idx))
 	for i, b := range idx {
+		if slices.Contains(a.chunks[i][:b+1], Unknown) {
+			geo = append(geo, b, Unknown, Unknown)
+			continue
+		}
 		geo = append(geo, b, st[i], st[i]+a.chunks[i][b])
 	}
 	return geo
@@ -378,6 +389,13 @@ func checkBlock(fn string, info BlockInfo, out *nd.Array, d nd.DType) (*nd.Array
 	}
 	if out == nil {
 		return nil, &Error{Op: fn, Reason: fmt.Sprintf("block %v: function returned nil", info.Index)}
+	}
+	if out.NDim() == len(want) {
+		for i, l := range info.Location {
+			if l[0] == Unknown { // unknown.go: any length
+				want[i] = out.Shape()[i]
+			}
+		}
 	}
 	if !slices.Equal(out.Shape(), want) || out.DType() != d {
 		return nil, &Error{Op: fn, Shapes: [][]int{want, out.Shape()},

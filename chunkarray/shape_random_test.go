@@ -26,7 +26,7 @@ func TestShapeChunkIndependence(t *testing.T) {
 	for seed := range uint64(rounds) {
 		r := rand.New(rand.NewPCG(seed, 13))
 		x := randomShapeInput(r)
-		spec := randomChunks(r, x.Shape())
+		spec := shapeRandomChunks(r, x.Shape())
 		name, f := randomShapeExpr(r, x.Shape())
 		t.Run(fmt.Sprintf("%d-%s", seed, name), func(t *testing.T) {
 			one := f(FromNDArray(x, -1))
@@ -81,8 +81,8 @@ func randomShapeInput(r *rand.Rand) *nd.Array {
 	return x
 }
 
-// randomChunks cuts each axis into random pieces, some empty.
-func randomChunks(r *rand.Rand, shape []int) [][]int {
+// shapeRandomChunks cuts each axis into random pieces, some empty.
+func shapeRandomChunks(r *rand.Rand, shape []int) [][]int {
 	out := make([][]int, len(shape))
 	for i, s := range shape {
 		left := s
@@ -204,11 +204,11 @@ func randomShapeExpr(r *rand.Rand, shape []int) (string, func(*Array) *Array) {
 	}
 }
 
-// TestReshapeMergeZeroChunk: merging trailing axes when an axis before
+// TestShapeReshapeMergeZeroChunk: merging trailing axes when an axis before
 // them is chunked (1, 0, 2), as many chunks as elements but not chunked
 // by one, rechunks rather than moving blocks (the random test above found
 // Kron of such an input failing: "cannot reshape array of size 0").
-func TestReshapeMergeZeroChunk(t *testing.T) {
+func TestShapeReshapeMergeZeroChunk(t *testing.T) {
 	v := make([]float64, 18)
 	for i := range v {
 		v[i] = float64(i)

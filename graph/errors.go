@@ -83,6 +83,9 @@ func (g *Graph) Validate() error {
 func (g *Graph) ValidateDeps() (*Deps, error) { return g.validate() }
 
 func (g *Graph) validate() (*Deps, error) {
+	if c := g.cached(); c != nil && c.acyclic {
+		return c.d, nil
+	}
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		if n.Kind == KindTask && n.Op == nil {
@@ -96,6 +99,7 @@ func (g *Graph) validate() (*Deps, error) {
 	if c := findCycle(g, d); c != nil {
 		return nil, &CycleError{Keys: c}
 	}
+	g.deps.Store(&depsCache{d: d, acyclic: true})
 	return d, nil
 }
 

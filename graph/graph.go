@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync/atomic"
 )
 
 // Graph is a task graph: keys bound to nodes, kept in insertion order. The
@@ -14,11 +15,43 @@ type Graph struct {
 	keys  []Key
 	nodes []Node
 	index map[Key]int32
+	// deps caches what Dependencies and Validate computed (a *depsCache):
+	// every pass of optimize and every scheduler asks for them, and on a
+	// graph of a million tasks each computation costs a map lookup per
+	// reference. Set clears it; nodes are not modified in place.
+	deps atomic.Value
+	// pre is the dependencies Set resolved as nodes were added, in Deps's
+	// form (first-use order, a repeated reference once): preOff has
+	// len(keys)+1 entries. A graph built in dependency order (as delayed
+	// and chunkarray build theirs) resolves each reference while the key
+	// it names was just inserted and is still in the processor's cache;
+	// Dependencies then needs no map lookup at all, which on a graph of a
+	// million tasks is most of its cost. preBroken is set once a reference
+	// named a key not yet in the graph (or nodes were added another way),
+	// and Dependencies looks every reference up instead.
+	preDep, preOff []int32
+	preBroken      bool
+	preRefs        []Key   // Set's scratch for a node's references
+	preMark        []int32 // preMark[j] == i+1: node i already depends on j (wide fan-in)
+}
+
+// depsCache is a graph's cached dependencies; acyclic is set once validate
+// has also found no cycle.
+type depsCache struct {
+	d       *Deps
+	acyclic bool
+}
+
+// cached returns the cached dependencies, or nil.
+func (g *Graph) cached() *depsCache {
+	c, _ := g.deps.Load().(*depsCache)
+	return c
 }
 
 // New returns an empty graph with room for n nodes.
 func New(n int) *Graph {
-	return &Graph{keys: make([]Key, 0, n), nodes: make([]Node, 0, n), index: make(map[Key]int32, n)}
+	return &Graph{keys: make([]Key, 0, n), nodes: make([]Node, 0, n), index: make(map[Key]int32, n),
+		preOff: append(make([]int32, 0, n+1), 0)}
 }
 
 // Len returns the number of nodes.
@@ -31,7 +64,9 @@ func (g *Graph) Keys() []Key { return g.keys }
 // Key returns the key of node i.
 func (g *Graph) Key(i int) Key { return g.keys[i] }
 
-// At returns node i. The pointer is valid until the graph is next modified.
+// At returns node i. The pointer is valid until the graph is next modified;
+// the node must not be modified through it (the graph caches what its
+// nodes refer to).
 func (g *Graph) At(i int) *Node { return &g.nodes[i] }
 
 // Index returns the position of k.
@@ -88,10 +123,71 @@ func (g *Graph) Set(k Key, n Node) error {
 		}
 		return &ConflictError{Key: k}
 	}
+	if g.cached() != nil {
+		g.deps.Store((*depsCache)(nil))
+	}
+	if !g.preBroken {
+		g.preResolve(&n)
+	}
 	g.index[k] = int32(len(g.keys))
 	g.keys = append(g.keys, k)
 	g.nodes = append(g.nodes, n)
 	return nil
+}
+
+// scanRefs is how many references a node may have before finding its
+// repeated ones switches from scanning its dependencies (cheaper for a
+// handful) to a mark array (linear for a merge of every chunk).
+const scanRefs = 16
+
+// preResolve appends the dependencies of n, about to become node
+// len(g.keys), to g.pre*, or gives up on them (preBroken) when a reference
+// names a key not yet in g.
+func (g *Graph) preResolve(n *Node) {
+	i := int32(len(g.keys))
+	if len(g.preOff) != len(g.keys)+1 {
+		if len(g.keys) > 0 {
+			g.dropPre()
+			return
+		}
+		g.preOff = append(g.preOff[:0], 0)
+	}
+	g.preRefs = n.Refs(g.preRefs[:0])
+	start := len(g.preDep)
+	useMark := len(g.preRefs) > scanRefs
+	if useMark && len(g.preMark) < len(g.keys) {
+		g.preMark = append(g.preMark, make([]int32, len(g.keys)-len(g.preMark))...)
+	}
+	for _, r := range g.preRefs {
+		j, ok := g.index[r]
+		if !ok {
+			g.dropPre()
+			return
+		}
+		dup := false
+		if useMark {
+			dup = g.preMark[j] == i+1
+			g.preMark[j] = i + 1
+		} else {
+			for _, e := range g.preDep[start:] {
+				if e == j {
+					dup = true
+					break
+				}
+			}
+		}
+		if !dup {
+			g.preDep = append(g.preDep, j)
+		}
+	}
+	g.preOff = append(g.preOff, int32(len(g.preDep)))
+	clear(g.preRefs) // drop the key strings it held
+}
+
+// dropPre gives up on Set-time dependencies for good.
+func (g *Graph) dropPre() {
+	g.preBroken = true
+	g.preDep, g.preOff, g.preRefs, g.preMark = nil, nil, nil, nil
 }
 
 func checkArgs(k Key, args []Arg) error {
@@ -170,6 +266,12 @@ func (g *Graph) Clone() *Graph {
 		nodes: append([]Node(nil), g.nodes...),
 		index: make(map[Key]int32, len(g.keys)),
 	}
+	if !g.preBroken && len(g.preOff) == len(g.keys)+1 {
+		out.preDep = append([]int32(nil), g.preDep...)
+		out.preOff = append([]int32(nil), g.preOff...)
+	} else {
+		out.preBroken = true
+	}
 	for i, k := range out.keys {
 		out.index[k] = int32(i)
 	}
@@ -182,6 +284,7 @@ func (g *Graph) Subgraph(idx []int32) *Graph {
 	sorted := append([]int32(nil), idx...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a] < sorted[b] })
 	out := New(len(sorted))
+	out.dropPre() // nodes are added below without Set
 	last := int32(-1)
 	for _, i := range sorted {
 		if i == last {
@@ -322,18 +425,41 @@ func (d *Deps) Users(i int) []int32 { return d.use[d.useOff[i]:d.useOff[i+1]] }
 func (d *Deps) Len() int { return len(d.depOff) - 1 }
 
 // Dependencies computes the dependencies and dependents of every node. A
-// reference to a key that is not in the graph is a *MissingKeyError.
+// reference to a key that is not in the graph is a *MissingKeyError. The
+// result is cached until the graph is next modified, so that the passes
+// of optimize and the scheduler that follow one another share it; it is
+// safe to call from several goroutines.
 func (g *Graph) Dependencies() (*Deps, error) {
+	if c := g.cached(); c != nil {
+		return c.d, nil
+	}
+	d, err := g.dependencies()
+	if err == nil {
+		g.deps.Store(&depsCache{d: d})
+	}
+	return d, err
+}
+
+func (g *Graph) dependencies() (*Deps, error) {
 	n := len(g.keys)
-	d := &Deps{depOff: make([]int32, n+1), useOff: make([]int32, n+2)}
+	d := &Deps{useOff: make([]int32, n+2)}
+	if !g.preBroken && len(g.preOff) == n+1 {
+		// Set resolved every reference; the slices are shared (capped,
+		// so that a later Set appends beyond what d sees).
+		d.depOff = g.preOff[: n+1 : n+1]
+		d.dep = g.preDep[:len(g.preDep):len(g.preDep)]
+		for _, j := range d.dep {
+			d.useOff[j+2]++
+		}
+		d.fillUsers()
+		return d, nil
+	}
+	d.depOff = make([]int32, n+1)
 	d.dep = make([]int32, 0, n)
 	var refs []Key
-	// mark[j] == i+1 when node i already depends on j. Scanning the node's
-	// own dependencies is cheaper for the usual handful of refs, but it is
-	// quadratic for a wide fan-in (a merge of every chunk), so past a few
-	// refs the mark array takes over; it is allocated only then.
+	// mark[j] == i+1 when node i already depends on j; allocated only for
+	// a node of more than scanRefs references.
 	var mark []int32
-	const scanRefs = 16
 	for i := range g.nodes {
 		refs = g.nodes[i].Refs(refs[:0])
 		start := len(d.dep)
@@ -365,7 +491,15 @@ func (g *Graph) Dependencies() (*Deps, error) {
 		}
 		d.depOff[i+1] = int32(len(d.dep))
 	}
-	// Counting sort of the reverse edges; useOff[j+1] ends as the start of j.
+	d.fillUsers()
+	return d, nil
+}
+
+// fillUsers computes the reverse edges by counting sort, from dep, depOff
+// and useOff[j+2] holding the number of users of node j.
+func (d *Deps) fillUsers() {
+	n := len(d.depOff) - 1
+	// useOff[j+1] ends as the start of j.
 	for j := 2; j < n+2; j++ {
 		d.useOff[j] += d.useOff[j-1]
 	}
@@ -377,7 +511,6 @@ func (g *Graph) Dependencies() (*Deps, error) {
 		}
 	}
 	d.useOff = d.useOff[:n+1]
-	return d, nil
 }
 
 // Resolve turns task arguments into values: a reference becomes lookup(key),

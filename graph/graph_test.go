@@ -268,7 +268,11 @@ func TestEqualIgnoresOrder(t *testing.T) {
 // randomDAG builds a graph of n nodes, each referring to earlier ones
 // through plain refs (with repeats), lists, nested tasks and aliases,
 // inserted in a shuffled order.
-func randomDAG(r *rand.Rand, n int) *graph.Graph {
+func randomDAG(r *rand.Rand, n int) *graph.Graph { return randomDAGIn(r, n, false) }
+
+// randomDAGIn is randomDAG with the nodes set in dependency order (each
+// after every node it refers to) when ordered, in a random order otherwise.
+func randomDAGIn(r *rand.Rand, n int, ordered bool) *graph.Graph {
 	key := func(i int) graph.Key { return graph.BlockKey("n", i) }
 	var arg func(i, depth int) graph.Arg
 	arg = func(i, depth int) graph.Arg {
@@ -317,7 +321,13 @@ func randomDAG(r *rand.Rand, n int) *graph.Graph {
 		}
 	}
 	g := graph.New(n)
-	for _, i := range r.Perm(n) {
+	order := r.Perm(n)
+	if ordered {
+		for i := range order {
+			order[i] = i
+		}
+	}
+	for _, i := range order {
 		if err := g.Set(key(i), nodes[i]); err != nil {
 			panic(err)
 		}

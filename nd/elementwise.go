@@ -297,9 +297,13 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 }
 
 // BinaryInto is Binary writing into dst, which must have the broadcast
-// shape of a and b and the dtype BinaryResultTypeOf gives; dst may have any
-// strides. dst may be a or b itself (same data, offset and strides), as
-// fused evaluation reuses a buffer, but must not otherwise overlap them.
+// shape of a and b; dst may have any strides. dst may be a or b itself
+// (same data, offset and strides), as fused evaluation reuses a buffer, but
+// must not otherwise overlap them. When dst's dtype is not the one
+// BinaryResultTypeOf gives, the result is computed in that dtype and cast
+// into dst where numpy's casting='same_kind' allows it (its default for
+// an ufunc's out=, so float32 += float64 works and int32 += float64 is a
+// *TypeError; CanCastSameKind); that path allocates the intermediate.
 func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 	if dst == nil || a == nil || b == nil {
 		return fmt.Errorf("nd: %s: nil array", op)
@@ -322,7 +326,14 @@ func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 		return &ShapeError{Op: op.String(), Shapes: [][]int{dst.shape, a.shape, b.shape}, Reason: "dst does not have the broadcast shape " + FormatShape(shape)}
 	}
 	if dst.dtype != ot {
-		return &TypeError{Op: op.String(), DTypes: []DType{dst.dtype, a.dtype, b.dtype}, Reason: "dst must be " + ot.String()}
+		if !CanCastSameKind(ot, dst.dtype) {
+			return &TypeError{Op: op.String(), DTypes: []DType{dst.dtype, a.dtype, b.dtype}, Reason: "cannot cast the result " + ot.String() + " to dst's " + dst.dtype.String() + " with casting='same_kind'"}
+		}
+		tmp := alloc(ot, shape)
+		if err := binaryInto(op, ct, tmp, a, b); err != nil {
+			return err
+		}
+		return Assign(dst, tmp)
 	}
 	return binaryInto(op, ct, dst, a, b)
 }

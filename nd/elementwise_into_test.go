@@ -112,7 +112,7 @@ func TestElementwiseErrors(t *testing.T) {
 	f23, _ := Zeros(Float64, 2, 3)
 	f4, _ := Zeros(Float64, 4)
 	i3, _ := Zeros(Int32, 3)
-	f32, _ := Zeros(Float32, 2, 3)
+	i23, _ := Zeros(Int32, 2, 3) // float64 into int32: not same_kind
 	var se *ShapeError
 	var te *TypeError
 	tests := []struct {
@@ -122,7 +122,7 @@ func TestElementwiseErrors(t *testing.T) {
 	}{
 		{"broadcast", second(Binary(Add, f23, f4)), func(e error) bool { return errors.As(e, &se) }},
 		{"into-shape", BinaryInto(Add, f4, f23, i3), func(e error) bool { return errors.As(e, &se) }},
-		{"into-dtype", BinaryInto(Add, f32, f23, i3), func(e error) bool { return errors.As(e, &te) }},
+		{"into-dtype", BinaryInto(Add, i23, f23, i3), func(e error) bool { return errors.As(e, &te) }},
 		{"unary-into-dtype", UnaryInto(Sqrt, f23, i3), func(e error) bool { return errors.As(e, &te) || errors.As(e, &se) }},
 		{"nil", second(Binary(Add, nil, f4)), func(e error) bool { return e != nil }},
 		{"where-shape", second(Where(i3, f23, f4)), func(e error) bool { return errors.As(e, &se) }},

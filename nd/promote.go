@@ -1,6 +1,9 @@
 package nd
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Type promotion follows numpy 1.24.
 //
@@ -324,4 +327,20 @@ func ResultTypeOf(xs ...*Array) DType {
 		return Invalid
 	}
 	return ResultType(effectiveDTypes(xs...)...)
+}
+
+// CanCastSameKind reports numpy's can_cast(from, to, casting='same_kind'):
+// a safe cast (ResultType(from, to) is to), or one that does not go down
+// numpy's order of kinds bool < unsigned < signed < float < complex
+// (float64 to float32 and uint64 to int8 yes; float to int, signed to
+// unsigned and complex to float no).
+func CanCastSameKind(from, to DType) bool {
+	if !from.Valid() || !to.Valid() {
+		return false
+	}
+	if ResultType(from, to) == to {
+		return true
+	}
+	order := func(k byte) int { return strings.IndexByte("buifc", k) }
+	return order(from.Kind()) <= order(to.Kind())
 }

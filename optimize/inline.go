@@ -47,34 +47,61 @@ func inline(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *gra
 		return nil, nil, err
 	}
 	n := g.Len()
-	subs := make([]sub, n)         // what replaces a reference to node i
-	final := make([]int32, n)      // where node i's alias chain ends (i itself for non-aliases)
-	args := make([][]graph.Arg, n) // the rewritten args of tasks
+	// What replaces a reference to node i is subs[subAt[i]] (subAt[i] ==
+	// 0: nothing). Kept apart, as are the rewritten args (allocated at the
+	// first change), because most nodes of a large graph have neither and
+	// a slice of n full entries is most of the pass's memory traffic.
+	subAt := make([]int32, n)
+	subs := []sub{{}}
+	final := make([]int32, n) // where node i's alias chain ends (i itself for non-aliases)
+	var args [][]graph.Arg    // the rewritten args of tasks, when they changed
+	setSub := func(i int32, s sub) {
+		subAt[i] = int32(len(subs))
+		subs = append(subs, s)
+	}
 	changed := false
 	repl := func(k graph.Key) sub {
 		i, _ := g.Index(k)
-		return subs[i]
+		return subs[subAt[i]]
 	}
 	for _, i := range order {
 		nd := g.At(int(i))
 		final[i] = i
 		switch nd.Kind {
 		case graph.KindLiteral:
-			subs[i] = sub{arg: graph.Lit(nd.Value), size: 1, ok: true}
+			setSub(i, sub{arg: graph.Lit(nd.Value), size: 1, ok: true})
 		case graph.KindAlias:
-			t, _ := g.Index(nd.Target)
+			t := d.Of(int(i))[0] // an alias's one dependency is its target
 			final[i] = final[t]
-			if subs[final[i]].ok {
-				subs[i] = subs[final[i]]
+			if f := subAt[final[i]]; f != 0 {
+				subAt[i] = f
 			} else {
-				subs[i] = sub{arg: graph.Ref(g.Key(int(final[i]))), size: 1, ok: true}
+				setSub(i, sub{arg: graph.Ref(g.Key(int(final[i]))), size: 1, ok: true})
 			}
 		case graph.KindTask:
-			a, depth, size, ch := rewrite(nd.Args, repl)
-			args[i] = a
-			changed = changed || ch
-			if isCheap(nd.Op) && len(nd.Resources) == 0 && depth < MaxNestDepth && size < maxInlineSize && !hasRef(a) {
-				subs[i] = sub{arg: graph.Nested(nd.Op, a...), depth: depth + 1, size: size + 1, ok: true}
+			// Look references up only where one of them is substituted
+			// (on a graph of a million tasks a map lookup per reference
+			// is most of the pass), and measure args only for a task
+			// that may be nested.
+			cheap := isCheap(nd.Op) && len(nd.Resources) == 0
+			hit := hasSub(d.Of(int(i)), subAt)
+			if !cheap && !hit {
+				continue
+			}
+			r := noSub
+			if hit {
+				r = repl
+			}
+			a, depth, size, ch := rewrite(nd.Args, r)
+			if ch {
+				if args == nil {
+					args = make([][]graph.Arg, n)
+				}
+				args[i] = a
+				changed = true
+			}
+			if cheap && depth < MaxNestDepth && size < maxInlineSize && !hasRef(a) {
+				setSub(i, sub{arg: graph.Nested(nd.Op, a...), depth: depth + 1, size: size + 1, ok: true})
 			}
 		}
 	}
@@ -82,7 +109,7 @@ func inline(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *gra
 	remains := make([]bool, n)
 	dropped := 0
 	for i := 0; i < n; i++ {
-		remains[i] = !subs[i].ok || kept[i] || len(d.Users(i)) == 0
+		remains[i] = subAt[i] == 0 || kept[i] || len(d.Users(i)) == 0
 	}
 	for i := 0; i < n; i++ {
 		if remains[i] && g.At(i).Kind == graph.KindAlias {
@@ -108,7 +135,9 @@ func inline(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *gra
 		nd := *g.At(i)
 		switch nd.Kind {
 		case graph.KindTask:
-			nd.Args = args[i]
+			if args != nil && args[i] != nil {
+				nd.Args = args[i]
+			}
 		case graph.KindAlias:
 			nd.Target = g.Key(int(final[i]))
 		}
@@ -121,6 +150,16 @@ func inline(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *gra
 		return nil, nil, err
 	}
 	return out, od, nil
+}
+
+// hasSub reports whether one of deps is substituted.
+func hasSub(deps []int32, subAt []int32) bool {
+	for _, j := range deps {
+		if subAt[j] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func isCheap(op graph.Op) bool {

@@ -26,7 +26,7 @@ var anything = []string{"*"}
 // in it deliberately; a package missing here fails the test.
 //
 //	graph < optimize < sched < {viz, sched/distributed} < delayed
-//	      < chunkarray < udfbridge;  nd (with nd/npy, nd/zarr) is the
+//	      < chunkarray < udfbridge < udfbridge/udftest;  nd (with nd/npy, nd/zarr) is the
 //	second foundation beside graph and imports nothing of tessera but
 //	freelist, the bounded buffer free list of a run, which sits under
 //	both (stdlib only) so that zarr decoding, the schedulers that own a
@@ -53,6 +53,7 @@ var allowed = map[string][]string{
 	"nd/zarr":              {"nd", "nd/zarr/blosc", "freelist"},
 	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "freelist"},
 	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern", "freelist"},
+	"udfbridge/udftest":    {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern", "freelist", "udfbridge"},
 	"internal/cudaops":     {"nd"},
 	"internal/kern":        {},
 	"internal/layering":    {},
