@@ -578,37 +578,22 @@ func shapePairLast(b *nd.Array) (*nd.Array, error) {
 }
 
 func TestParityShape(t *testing.T) {
-	inputs := map[string]*nd.Array{}
+	exprs := make(map[string]parityCase, len(shapeExprs))
 	for _, c := range loadCases(t, parityShapeDir) {
-		t.Run(c.Name, func(t *testing.T) {
-			expr, ok := shapeExprs[c.Name]
-			if !ok {
-				t.Fatalf("no chunkarray expression for case %q", c.Name)
+		e, ok := shapeExprs[c.Name]
+		if !ok {
+			continue // runParity reports it
+		}
+		in := make([]*nd.Array, len(c.Inputs))
+		for i, name := range c.Inputs {
+			var err error
+			if in[i], err = npy.ReadFile(filepath.Join(parityShapeDir, "in_"+name+".npy")); err != nil {
+				t.Fatal(err)
 			}
-			var in []*nd.Array
-			for _, name := range c.Inputs {
-				a, ok := inputs[name]
-				if !ok {
-					var err error
-					if a, err = npy.ReadFile(filepath.Join(parityShapeDir, "in_"+name+".npy")); err != nil {
-						t.Fatal(err)
-					}
-					inputs[name] = a
-				}
-				in = append(in, a)
-			}
-			var want *nd.Array
-			if c.Error == "" {
-				var err error
-				if want, err = npy.ReadFile(filepath.Join(parityShapeDir, c.Name+".npy")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if failure := runLayouts(c, expr, in, want, shapeLayouts(in)); failure != "" {
-				t.Error(failure)
-			}
-		})
+		}
+		exprs[c.Name] = parityCase{expr: e, layouts: shapeLayouts(in)}
 	}
+	runParity(t, parityShapeDir, exprs)
 }
 
 // shapeLayouts are the conformance chunkings of in, and when every input
@@ -640,18 +625,7 @@ func TestParityShapeGoldensCurrent(t *testing.T) {
 // TestParityShapeExprsHaveCases keeps the expression table and the
 // manifest in step, both ways.
 func TestParityShapeExprsHaveCases(t *testing.T) {
-	names := map[string]bool{}
-	for _, c := range loadCases(t, parityShapeDir) {
-		names[c.Name] = true
-		if _, ok := shapeExprs[c.Name]; !ok {
-			t.Errorf("case %q has no expression in shapeExprs", c.Name)
-		}
-	}
-	for name := range shapeExprs {
-		if !names[name] {
-			t.Errorf("expression %q has no case in %s/cases.json", name, parityShapeDir)
-		}
-	}
+	checkExprsHaveCases(t, parityShapeDir, shapeExprs)
 }
 
 // TestShapeErrorsTyped: the refusals are typed errors naming the
