@@ -4,7 +4,7 @@
 // maps the packages, floor by floor, each importing only from below:
 //
 //	graph        the task graph as plain data: keys, nodes, ops, the value codec
-//	nd           eager n-d arrays and their kernels (nd/npy, nd/zarr: files)
+//	nd           eager n-d arrays and their kernels (nd/npy, nd/zarr, nd/hdf5: files)
 //	freelist     the bounded free list of large buffers that a run or a
 //	             worker owns and its tasks find in their context
 //
@@ -16,6 +16,7 @@
 //	delayed      typed lazy calls of Go functions (dask.delayed)
 //	chunkarray   lazy chunked n-d arrays (dask.array), blockwise fusion
 //	udfbridge    LiberTEM-style UDFs over detector datasets
+//	             (udfbridge/udftest: the suite every Dataset passes)
 //
 //	cmd/tessera  demo, bench, chunktune, scheduler, worker, certs, version
 //	cmd/graphviz draws a workload's or a saved graph's task graph

@@ -82,7 +82,9 @@ func (a *Array) Name() string {
 	return a.name
 }
 
-// Shape returns the shape (nil for a nil Array). Do not modify it.
+// Shape returns the shape (nil for a nil Array); an axis whose length is
+// not known until computed is Unknown (-1; see ComputeChunkSizes). Do not
+// modify it.
 func (a *Array) Shape() []int {
 	if a == nil {
 		return nil
@@ -90,7 +92,8 @@ func (a *Array) Shape() []int {
 	return a.shape
 }
 
-// Chunks returns the chunk lengths along each axis. Do not modify them.
+// Chunks returns the chunk lengths along each axis, Unknown (-1) for one
+// not known until computed (Dask's NaN). Do not modify them.
 func (a *Array) Chunks() [][]int {
 	if a == nil {
 		return nil
@@ -109,20 +112,29 @@ func (a *Array) DType() nd.DType {
 // NDim returns the number of axes.
 func (a *Array) NDim() int { return len(a.Shape()) }
 
-// Size returns the number of elements.
+// Size returns the number of elements, Unknown (-1) when an axis's
+// length is.
 func (a *Array) Size() int {
 	if a == nil {
 		return 0
 	}
 	n := 1
 	for _, s := range a.shape {
+		if s == Unknown {
+			return Unknown // unknown.go
+		}
 		n *= s
 	}
 	return n
 }
 
 // Nbytes returns the size in bytes.
-func (a *Array) Nbytes() int { return a.Size() * a.DType().Size() }
+func (a *Array) Nbytes() int {
+	if n := a.Size(); n == Unknown {
+		return Unknown
+	}
+	return a.Size() * a.DType().Size()
+}
 
 // NumBlocks returns the number of blocks along each axis.
 func (a *Array) NumBlocks() []int {

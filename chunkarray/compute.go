@@ -345,6 +345,9 @@ func (p finalizeP) run(_ context.Context, args []any) (any, error) {
 	if len(list) == 1 {
 		return argArray(list[0], opFinalize)
 	}
+	if err := p.knowChunks(list, nb); err != nil {
+		return nil, err
+	}
 	if c, err := sameConstant(list); err != nil || c != nil {
 		// Every block is the same zero-stride constant (Ones, or an
 		// expression of constants): the result is that constant broadcast
@@ -423,4 +426,54 @@ func sameConstant(list []any) (*nd.Array, error) {
 		}
 	}
 	return c, nil
+}
+
+// knowChunks replaces the Unknown chunk lengths of p (unknown.go) with
+// those of the blocks in list (C order of the block grid nb), and the
+// shape with their sums; the blocks along one chunk must agree.
+func (p *finalizeP) knowChunks(list []any, nb []int) error {
+	if !slices.ContainsFunc(p.Chunks, func(c []int) bool { return slices.Contains(c, Unknown) }) {
+		return nil
+	}
+	ch := make([][]int, len(p.Chunks))
+	for ax, c := range p.Chunks {
+		ch[ax] = slices.Clone(c)
+	}
+	i := 0
+	var err error
+	forBlocks(nb, func(idx []int) {
+		var b *nd.Array
+		if err != nil {
+			return
+		}
+		if b, err = argArray(list[i], opFinalize); err != nil {
+			return
+		}
+		i++
+		if b.NDim() != len(idx) {
+			err = fmt.Errorf("%s: block %v has %d axes, want %d", opFinalize, idx, b.NDim(), len(idx))
+			return
+		}
+		for ax, k := range idx {
+			if p.Chunks[ax][k] != Unknown {
+				continue
+			}
+			switch ch[ax][k] {
+			case Unknown:
+				ch[ax][k] = b.Shape()[ax]
+			case b.Shape()[ax]:
+			default:
+				err = fmt.Errorf("%s: blocks of chunk %d along axis %d have lengths %d and %d", opFinalize, k, ax, ch[ax][k], b.Shape()[ax])
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	p.Chunks = ch
+	p.Shape = make([]int, len(ch))
+	for ax, c := range ch {
+		p.Shape[ax] = sum(c)
+	}
+	return nil
 }

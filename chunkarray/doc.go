@@ -19,6 +19,10 @@
 // registered here (a dtype and shape header, then raw little-endian bytes;
 // zero-stride constant blocks as one element).
 //
+// Files: FromNPY, FromZarr and FromHDF5 read a block per task (FromHDF5
+// through nd/hdf5, which needs the hdf5 build tag and libhdf5); Store,
+// ToNPY and ToZarr write one.
+//
 // # Operands
 //
 // Elementwise operations take `any` operands: an *Array, an *nd.Array, or
@@ -106,11 +110,60 @@
 // reduction's live memory is bounded by chunk bytes × workers × a small
 // constant.
 //
+// Reduction is dask.array.reduction for Go functions registered by name
+// (RegisterReduction): the same tree, with the partials concatenated
+// along the reduced axes before each combine, and dask's output_size
+// (reduction.go). TopK, ArgTopK and Percentile's sketches are built-in
+// reductions of that kind; Median and NanMedian rechunk their axes whole
+// and reduce each block; the NaN reductions, Ptp, CountNonzero, Average,
+// Cov and Corrcoef are elementwise steps around Reduce, as numpy writes
+// them (nanreduce.go, cov.go); Cumsum and Cumprod scan the blocks' totals
+// sequentially or with Blelloch's parallel prefix (cumulative.go).
+//
 // ReduceOpts{Device: DeviceCUDA} runs the chunk step of Sum, Max and Min
 // of float32/float64 arrays on a CUDA device (internal/cudaops; the cuda
 // build tag), its tasks asking for the resource GPU=1 so that
 // sched/distributed places them on GPU workers; without CUDA in the build
 // the reduction's Err wraps cudaops.ErrNoCUDA (device.go).
+//
+// # Linear algebra and FFT
+//
+// Tensordot, Dot, Matmul and Einsum multiply the pairs (or tuples) of
+// blocks that meet and add the partial products with a reduction tree
+// (linalg.go, einsum.go). QR, SVD and Lstsq of tall-and-skinny arrays (one
+// column of blocks) are dask's TSQR; SVDCompressed is the randomised SVD
+// on top of it; Cholesky and SolveTriangular are blocked as Dask's
+// (linalg_blocked.go); Solve, Inv and LU factor the whole matrix in one
+// task (linalg_decomp.go). Factors come from gonum's LAPACK through
+// package nd (float64 arithmetic; complex only for Inv, Solve and the
+// singular values, through the real embedding). The FFTs (fft.go)
+// transform each block along axes that must be one chunk, as dask's
+// fft_wrap requires.
+//
+// # Unknown chunk sizes
+//
+// Some results have a length that only the data decides: x.Index(Mask(m))
+// for a lazy bool m, Nonzero, Argwhere, Flatnonzero, Unique, Bincount.
+// Their chunks along that axis are Unknown (-1), as Dask's NaN chunks,
+// and so is the axis's entry in Shape() (and Size() and Nbytes()); the
+// number of blocks is known. Elementwise operations between arrays with
+// the same unknown chunks (or broadcast against length 1), reductions,
+// Transpose, ExpandDims, Index with All on the unknown axes, Concatenate
+// along one, Rechunk of the known axes, the products, Persist and
+// Compute work; what needs the sizes (Reshape, Rechunk of an unknown
+// axis, positional indexing along one, MapBlocks, Store, …) returns an
+// *Error wrapping ErrUnknownChunks that says to call
+// ComputeChunkSizes, which computes the blocks' shapes and returns the
+// array with known chunks. Arrays whose unknown chunks look alike but
+// differ when computed fail then, not before (unknown.go).
+//
+// # Sorting and counting
+//
+// Sort and ArgSort sort each block along an axis that must be one chunk;
+// Unique, Bincount and the histograms reduce per-block partials in one
+// task; Digitize, SearchSorted and IsIn are blockwise against a small
+// sorted operand. Values compare in numpy's order, NaN last (sortu.go,
+// sortu_kernels.go).
 //
 // # Pictures
 //
@@ -123,7 +176,7 @@
 // "max-aggregate" for its root; "truediv", or "sin-mul" for a fused
 // chain (Python's operator names where there is one, numpy's ufunc names
 // otherwise); "getitem", "transpose", "reshape"; "rechunk-split" and
-// "rechunk-merge"; "from-zarr", "from-npy", "store". Op names, which the
+// "rechunk-merge"; "from-zarr", "from-npy", "from-hdf5", "store". Op names, which the
 // registry and encoded graphs use, are one per kind of task and do not
 // say as much.
 //

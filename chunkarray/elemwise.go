@@ -110,9 +110,15 @@ func elemwise(opName string, kind, opc uint8, castTo nd.DType, vs ...any) *Array
 		ops[i] = o
 		shapes = append(shapes, o.shape())
 	}
-	shape, err := nd.BroadcastShapes(opName, shapes...)
+	shape, unk, err := broadcastUnknown(opName, ops) // unknown.go
+	if unk && err != nil {
+		return errArray(err)
+	}
+	if !unk {
+		shape, err = nd.BroadcastShapes(opName, shapes...)
+	}
 	if err != nil {
-		return errArray(&Error{Op: opName, Shapes: shapes, Reason: "could not be broadcast"})
+		return errArray(&Error{Op: opName, Shapes: shapes, Reason: "could not be broadcast", Err: err})
 	}
 	probes := make([]*nd.Array, len(ops))
 	for i, o := range ops {

@@ -271,6 +271,12 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 		ev.release()
 		return nil, nil, err
 	}
+	// Unknown lengths (unknown.go) are the input blocks'.
+	if shape, err = resolveUnknown(opName, shape, ev.ins); err != nil {
+		ev.release()
+		return nil, nil, err
+	}
+	ev.shape = shape
 	return ev, shape, nil
 }
 
@@ -492,7 +498,7 @@ func (ev *evaluator) node(i int, n enode, sl []nd.Slice1, tshape []int, out *nd.
 	case kZarr, kNPY:
 		return leafViewInto(&ev.hdrs[i], ev.files[n.A], sl, ev.shape)
 	case kRand:
-		return ev.random(i, n, sl)
+		return ev.random(i, n, sl, out)
 	case kFull:
 		// A zero-stride constant: made again only when the tile's shape
 		// changes (the last tiles of a block).
@@ -643,8 +649,11 @@ func constWhere(c, a, b *nd.Array) (*nd.Array, error) {
 }
 
 // random generates the part of random node i's block that region sl of
-// the output block reads (broadcast axes collapsed, as leafView does).
-func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
+// the output block reads (broadcast axes collapsed, as leafView does):
+// straight into out when the node is the expression's result and out
+// (C-contiguous) is that part's shape and dtype, else into the node's
+// buffer.
+func (ev *evaluator) random(i int, n enode, sl []nd.Slice1, out *nd.Array) (*nd.Array, error) {
 	rb := ev.rands[n.A]
 	m, nout := len(rb.shape), len(ev.shape)
 	if m > nout {
@@ -662,6 +671,12 @@ func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
 		} else {
 			rs[j], st[j] = sl[ax].Stop-sl[ax].Start, rb.start[j]+sl[ax].Start
 		}
+	}
+	if out != nil && out.DType() == n.R.dtype() && slices.Equal(out.Shape(), rs) && out.IsCContiguous() {
+		if err := n.R.fill(out.Data(), out.Offset(), st, rs); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	v, err := ev.buffer(i, n.R.dtype(), rs)
 	if err != nil {
@@ -723,10 +738,19 @@ func (ev *evaluator) reduce(rp reduceP, shape []int) (*nd.Array, error) {
 		}
 		red[ax] = true
 	}
+	if emptyPartial(rp, shape) {
+		return nil, nil
+	}
 	if size(shape) == 0 || ev.constant() {
-		r, err := ev.eval(wholeRegion(shape), nil)
+		// An empty block is not evaluated: its zeros reduce to the
+		// identity (evaluating it first, and dropping the result,
+		// panicked on a (3, 0, 1) block of x*x).
+		var r *nd.Array
+		var err error
 		if size(shape) == 0 {
 			r, err = nd.Zeros(ev.p.D, shape...)
+		} else {
+			r, err = ev.eval(wholeRegion(shape), nil)
 		}
 		if err != nil {
 			return nil, err

@@ -30,6 +30,7 @@ type Sel struct {
 	noStart, noStop   bool
 	ints              []int
 	bools             []bool
+	mask              *Array // selMask (sortu.go)
 }
 
 const (
@@ -40,6 +41,7 @@ const (
 	selEllipsis
 	selInts
 	selBools
+	selMask
 )
 
 // All selects a whole axis (numpy's ":").
@@ -109,6 +111,9 @@ func (a *Array) Index(sels ...Sel) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
+	if slices.ContainsFunc(sels, func(s Sel) bool { return s.kind == selMask }) {
+		return a.maskIndex(sels)
+	}
 	nin, nell, nadv := 0, 0, 0
 	for _, s := range sels {
 		switch s.kind {
@@ -165,6 +170,17 @@ func (a *Array) Index(sels ...Sel) *Array {
 		}
 		n := a.shape[ax]
 		var plan []axSel
+		switch {
+		case n == Unknown && s.kind == selAll:
+			// Each chunk whole, its length unknown (getitemP takes the
+			// block's).
+			for b, c := range a.chunks[ax] {
+				plan = append(plan, axSel{in: b, lo: 0, step: 1, n: c})
+			}
+			s.kind = -1 // planned
+		case n == Unknown:
+			return errArray(unknownError(name, a.shape, ax))
+		}
 		switch s.kind {
 		case selAt:
 			i := s.start
@@ -213,12 +229,10 @@ func (a *Array) Index(sels ...Sel) *Array {
 			}
 			l.outAx = append(l.outAx, len(shape))
 			c := make([]int, len(plan))
-			tot := 0
 			for i, p := range plan {
 				c[i] = p.n
-				tot += p.n
 			}
-			shape = append(shape, tot)
+			shape = append(shape, axisLen(c))
 			chunks = append(chunks, c)
 		}
 		ax++
@@ -436,6 +450,9 @@ func (a *Array) TakeFlat(idx []int) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
+	if err := needKnown("take", a); err != nil { // unknown.go
+		return errArray(err)
+	}
 	return a.Reshape(-1).Take(0, idx)
 }
 
@@ -444,6 +461,9 @@ func (a *Array) TakeFlat(idx []int) *Array {
 func (a *Array) CompressFlat(cond any) *Array {
 	const name = "compress"
 	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	if err := needKnown(name, a); err != nil { // unknown.go
 		return errArray(err)
 	}
 	idx, err := compressIndices(name, a.shape, cond, 0, a.Size())
@@ -466,6 +486,9 @@ func (a *Array) Compress(cond any, axis int) *Array {
 	ax, err := normAxis(name, a, axis)
 	if err != nil {
 		return errArray(err)
+	}
+	if a.shape[ax] == Unknown { // unknown.go
+		return errArray(unknownError(name, a.shape, ax))
 	}
 	idx, err := compressIndices(name, a.shape, cond, ax, a.shape[ax])
 	if err != nil {
@@ -577,6 +600,7 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 		idx []int
 	}
 	var gs []gather
+	var unk []int // the block's lengths along its whole, unknown-length axes
 	g := geo
 	for ax := range sl {
 		if len(g) < 2 {
@@ -598,6 +622,9 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 		lo, step, n := g[0], g[1], g[2]
 		sl[ax] = nd.Slice1{Start: lo, Stop: lo + step*n, Step: step}
 		switch n {
+		case Unknown:
+			sl[ax] = nd.Slice1{Start: 0, Stop: b.Shape()[ax], Step: 1}
+			unk = append(unk, b.Shape()[ax])
 		case 0:
 			sl[ax] = nd.Slice1{Start: 0, Stop: 0, Step: 1}
 		case 1:
@@ -631,6 +658,15 @@ func (getitemP) run(_ context.Context, args []any) (any, error) {
 		}
 		if v, err = v.Transpose(perm...); err != nil {
 			return nil, err
+		}
+	}
+	if unk != nil {
+		// The output's unknown axes are the whole ones, in order.
+		shape = slices.Clone(shape)
+		for i, s := range shape {
+			if s == Unknown && len(unk) > 0 {
+				shape[i], unk = unk[0], unk[1:]
+			}
 		}
 	}
 	if slices.Equal(v.Shape(), shape) {

@@ -30,6 +30,9 @@ func (a *Array) ComputeBlockInto(ctx context.Context, idx []int, dst *nd.Array, 
 	if err := a.Err(); err != nil {
 		return err
 	}
+	if err := needKnown(opName, a); err != nil { // unknown.go
+		return err
+	}
 	nb := a.NumBlocks()
 	if len(idx) != len(nb) {
 		return &Error{Op: opName, Shapes: [][]int{a.shape}, Reason: fmt.Sprintf("block index %v has %d axes, array has %d", idx, len(idx), len(nb))}

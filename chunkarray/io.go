@@ -623,6 +623,9 @@ func (a *Array) Store(ctx context.Context, dst Target, opts ...Option) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
+	if err := needKnown("store", a); err != nil { // unknown.go
+		return err
+	}
 	if dst == nil {
 		return &Error{Op: "store", Reason: "nil target"}
 	}
@@ -635,6 +638,9 @@ func (a *Array) Store(ctx context.Context, dst Target, opts ...Option) error {
 // their offsets. A failed computation leaves a partial file.
 func (a *Array) ToNPY(ctx context.Context, path string, opts ...Option) error {
 	if err := a.Err(); err != nil {
+		return err
+	}
+	if err := needKnown("to npy", a); err != nil { // unknown.go
 		return err
 	}
 	hdr := npy.EncodeHeader(npy.Header{DType: a.dtype, Shape: a.shape})
@@ -690,6 +696,9 @@ func aligned(chunks [][]int, c []int) bool {
 // chunks do not, a is rechunked to the store's chunks first.
 func (a *Array) ToZarr(ctx context.Context, path string, zo ZarrOptions, opts ...Option) error {
 	if err := a.Err(); err != nil {
+		return err
+	}
+	if err := needKnown("to zarr", a); err != nil { // unknown.go
 		return err
 	}
 	cs := slices.Clone(zo.Chunks)

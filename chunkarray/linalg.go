@@ -155,6 +155,9 @@ func tensordot(name string, a, b *Array, axesA, axesB []int) *Array {
 	amap := make([]axSrc, a.NDim())
 	bmap := make([]axSrc, b.NDim())
 	for i := range axA {
+		if err := sameUnknown(name, a, b, axA[i], axB[i]); err != nil {
+			return errArray(err)
+		}
 		if a.shape[axA[i]] != b.shape[axB[i]] {
 			return errorf(name, shapes, "shape mismatch for sum: axis %d of a (%d) and axis %d of b (%d)", axA[i], a.shape[axA[i]], axB[i], b.shape[axB[i]])
 		}
@@ -228,6 +231,16 @@ func Matmul(a, b *Array) *Array {
 		bv = b.ExpandDims(-1)
 	}
 	na, nb := av.NDim(), bv.NDim()
+	for _, x := range []*Array{av, bv} {
+		for ax, s := range x.shape[:x.NDim()-2] {
+			if s == Unknown { // unknown.go: batch axes broadcast by size
+				return errArray(unknownError(name, x.shape, ax))
+			}
+		}
+	}
+	if err := sameUnknown(name, av, bv, na-1, nb-2); err != nil {
+		return errArray(err)
+	}
 	if av.shape[na-1] != bv.shape[nb-2] {
 		return errorf(name, shapes, "mismatch in core dimension (size %d is different from %d)", av.shape[na-1], bv.shape[nb-2])
 	}
@@ -291,4 +304,21 @@ func Matmul(a, b *Array) *Array {
 		return out.Squeeze(-1)
 	}
 	return out
+}
+
+// sameUnknown checks a contracted pair of axes when either has Unknown
+// chunks (unknown.go): their blocks meet one to one only when both
+// chunkings are the same list; otherwise unknownError. A length that
+// turns out to differ fails when the blocks are multiplied.
+func sameUnknown(name string, a, b *Array, axA, axB int) error {
+	ua, ub := a.shape[axA] == Unknown, b.shape[axB] == Unknown
+	switch {
+	case !ua && !ub:
+		return nil
+	case ua && ub && slices.Equal(a.chunks[axA], b.chunks[axB]):
+		return nil
+	case ua:
+		return unknownError(name, a.shape, axA)
+	}
+	return unknownError(name, b.shape, axB)
 }

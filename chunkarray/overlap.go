@@ -76,6 +76,9 @@ func MapOverlap(fn string, x *Array, depth []int, b Boundary, o BlockOpts) *Arra
 	if err := x.Err(); err != nil {
 		return errArray(err)
 	}
+	if err := needKnown(name, x); err != nil { // unknown.go
+		return errArray(err)
+	}
 	if _, ok := lookupBlockFunc(fn); !ok {
 		return errorf(name, nil, "block function %q is not registered (RegisterBlockFunc)", fn)
 	}

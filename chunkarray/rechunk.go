@@ -95,6 +95,9 @@ func (a *Array) Rechunk(chunks any) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
+	if !a.Known() {
+		return a.rechunkUnknown(chunks)
+	}
 	spec, err := keepUnset(chunks, a)
 	if err != nil {
 		return errArray(err)
@@ -166,6 +169,14 @@ func (a *Array) rechunkPlanned(ch [][]int, mid bool) *Array {
 	plan := make([][][]piece, len(ch))
 	held := a.dtype.Size() // largest sum of whole input blocks per output block
 	for ax := range ch {
+		if axisLen(ch[ax]) == Unknown {
+			// Kept as it is (rechunkUnknown): chunk j is block j whole.
+			for j, c := range ch[ax] {
+				plan[ax] = append(plan[ax], []piece{{in: j, lo: 0, hi: c}})
+			}
+			held = 0 // no bound to check without the sizes
+			continue
+		}
 		plan[ax] = axisPlan(a.chunks[ax], ch[ax])
 		m := 0
 		for _, ps := range plan[ax] {
@@ -350,6 +361,16 @@ func (rechunkP) run(_ context.Context, args []any) (any, error) {
 			return nil, err
 		}
 		if out == nil {
+			if slices.Contains(shape, Unknown) && b.NDim() == n {
+				// An axis of unknown chunks kept as it is (unknown.go):
+				// one whole piece along it, of the block's length.
+				shape = slices.Clone(shape)
+				for ax, s := range shape {
+					if s == Unknown {
+						shape[ax] = b.Shape()[ax]
+					}
+				}
+			}
 			if out, err = nd.Zeros(b.DType(), shape...); err != nil {
 				return nil, err
 			}
@@ -357,6 +378,9 @@ func (rechunkP) run(_ context.Context, args []any) (any, error) {
 		g := geo[3*n*i:]
 		for ax := 0; ax < n; ax++ {
 			lo, hi, off := g[3*ax], g[3*ax+1], g[3*ax+2]
+			if hi == Unknown && ax < b.NDim() {
+				hi = b.Shape()[ax]
+			}
 			src[ax] = nd.Slice1{Start: lo, Stop: hi, Step: 1}
 			dst[ax] = nd.Slice1{Start: off, Stop: off + hi - lo, Step: 1}
 		}
@@ -369,4 +393,48 @@ func (rechunkP) run(_ context.Context, args []any) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// rechunkUnknown is Rechunk of an array with Unknown chunks (unknown.go):
+// the axes whose chunks are unknown must keep them (a map or []any spec
+// that leaves them out or nil, or gives them their current chunks);
+// the known axes are rechunked as usual. Anything else is unknownError.
+func (a *Array) rechunkUnknown(chunks any) *Array {
+	const name = "rechunk"
+	spec, err := keepUnset(chunks, a)
+	if err != nil {
+		return errArray(err)
+	}
+	var per []any
+	switch s := spec.(type) {
+	case []any:
+		per = s
+	case [][]int:
+		for _, c := range s {
+			per = append(per, c)
+		}
+	}
+	if len(per) != a.NDim() {
+		return errArray(unknownError(name, a.shape, a.unknownAxis()))
+	}
+	var subSpec []any
+	var subShape, known []int
+	for ax, c := range a.chunks {
+		if axisLen(c) != Unknown {
+			subSpec, subShape, known = append(subSpec, per[ax]), append(subShape, a.shape[ax]), append(known, ax)
+			continue
+		}
+		if want, ok := per[ax].([]int); !ok || !slices.Equal(want, c) {
+			return errArray(unknownError(name, a.shape, ax))
+		}
+	}
+	sub, err := NormalizeChunks(name, subSpec, subShape, a.dtype)
+	if err != nil {
+		return errArray(err)
+	}
+	ch := slices.Clone(a.chunks)
+	for i, ax := range known {
+		ch[ax] = sub[i]
+	}
+	return a.rechunkPlanned(ch, false)
 }

@@ -83,6 +83,17 @@ func (p reduceP) run(_ context.Context, args []any) (any, error) {
 	if !ok || len(list) == 0 {
 		return nil, fmt.Errorf("%s: argument is %T", opReduce, args[0])
 	}
+	if list = dropEmptyPartials(list); len(list) == 0 {
+		// Every block was empty (unknown chunk sizes, unknown.go).
+		if p.Stage == stAgg {
+			name := p.Op.String()
+			if p.Kind == pkArg {
+				name = p.ArgOp.String()
+			}
+			return nil, &Error{Op: name, Reason: "zero-size array to reduction operation, which has no identity"}
+		}
+		return nil, nil
+	}
 	switch p.Kind {
 	case pkPlain:
 		return p.combinePlain(list)
@@ -99,6 +110,9 @@ func (p reduceP) chunk(args []any) (any, error) {
 	b, err := argArray(args[0], opReduce)
 	if err != nil {
 		return nil, err
+	}
+	if emptyPartial(p, b.Shape()) {
+		return nil, nil
 	}
 	switch p.Kind {
 	case pkPlain:
@@ -277,7 +291,7 @@ func skipEmpty(a *Array, red []bool) [][]int {
 		}
 		keep[ax] = []int{}
 		for j, n := range c {
-			if n > 0 {
+			if n != 0 { // Unknown (unknown.go) may hold elements
 				keep[ax] = append(keep[ax], j)
 			}
 		}
@@ -361,6 +375,14 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	slices.Sort(ax)
 	if p.Kind == pkArg && !p.Flat && len(ax) != 1 {
 		return errorf(name, [][]int{a.shape}, "needs exactly one axis, got %v", axes)
+	}
+	if p.Kind == pkArg {
+		// The chunk stage needs block origins (unknown.go).
+		for _, x := range ax {
+			if a.shape[x] == Unknown {
+				return errArray(unknownError(name, a.shape, x))
+			}
+		}
 	}
 	if p.Kind == pkPlain && (p.Op == nd.Min || p.Op == nd.Max) || p.Kind == pkArg {
 		for _, x := range ax {
@@ -514,6 +536,9 @@ func (a *Array) momentsAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 	}
 	n := 1
 	for _, x := range ax {
+		if a.shape[x] == Unknown {
+			return errArray(unknownError(name, a.shape, x))
+		}
 		n *= a.shape[x]
 	}
 	sumIn := ReduceOpts{SplitEvery: o.SplitEvery, DType: d, Keepdims: true}
@@ -624,4 +649,45 @@ func (a *Array) ArgReduce(op nd.ArgOp, axis int, flat bool, o ReduceOpts) *Array
 		axes = []int{axis}
 	}
 	return a.reduce(name, reduceP{Kind: pkArg, ArgOp: op, Flat: flat}, axes, o, nd.Int64)
+}
+
+// emptyPartial reports whether the chunk stage of p on a block of shape
+// has no partial to give: Min, Max and the arg reductions over a reduced
+// axis of length 0. Build time skips the known empty blocks (skipEmpty);
+// a block of unknown length (unknown.go) turns out empty only when it
+// runs, and then gives nil, which the later stages drop.
+func emptyPartial(p reduceP, shape []int) bool {
+	if !(p.Kind == pkArg || p.Kind == pkPlain && (p.Op == nd.Min || p.Op == nd.Max)) {
+		return false
+	}
+	if p.Flat {
+		return size(shape) == 0
+	}
+	for _, ax := range p.Axes {
+		if ax >= 0 && ax < len(shape) && shape[ax] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEmptyPartials returns list without emptyPartial's nils.
+func dropEmptyPartials(list []any) []any {
+	empty := func(v any) bool {
+		if v == nil {
+			return true
+		}
+		a, ok := v.(*nd.Array)
+		return ok && a == nil
+	}
+	if !slices.ContainsFunc(list, empty) {
+		return list
+	}
+	out := make([]any, 0, len(list))
+	for _, v := range list {
+		if !empty(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -25,6 +25,9 @@ func (a *Array) Reshape(shape ...int) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
 	}
+	if err := needKnown(name, a); err != nil { // unknown.go
+		return errArray(err)
+	}
 	shape = slices.Clone(shape)
 	infer, known := -1, 1
 	for i, d := range shape {
@@ -177,11 +180,14 @@ func reshapeRechunk(in, out []int, inChunks [][]int) ([][]int, [][]int, error) {
 // reshapeMerge sets the chunks of a merge of in[left..ii] into out[oi].
 func reshapeMerge(in []int, inChunks [][]int, left, ii int, ri, ro [][]int, oi int) {
 	// When every axis before ii is chunked by one, blocks only move: no
-	// rechunking.
+	// rechunking. Every chunk must be 1 long: (1, 0, 2) has as many
+	// chunks as elements but is not chunked by one.
 	byOne := true
 	for i := 0; i < ii; i++ {
-		if len(inChunks[i]) != in[i] {
-			byOne = false
+		for _, c := range inChunks[i] {
+			if c != 1 {
+				byOne = false
+			}
 		}
 	}
 	if byOne {
@@ -317,6 +323,9 @@ func (a *Array) Squeeze(axes ...int) *Array {
 			return errArray(&Error{Op: name, Shapes: [][]int{a.shape}, Reason: err.Error(), Err: err})
 		}
 		for _, x := range norm {
+			if a.shape[x] == Unknown {
+				return errArray(unknownError(name, a.shape, x))
+			}
 			if a.shape[x] != 1 {
 				return errorf(name, [][]int{a.shape}, "cannot select axis %d, whose length is %d, not 1", x, a.shape[x])
 			}
@@ -422,6 +431,9 @@ func Concatenate(arrays []*Array, axis int) *Array {
 			return errorf(name, shapes, "all the input arrays must have the same number of dimensions")
 		}
 		for i := range n {
+			if i != axis && (x.shape[i] == Unknown || arrays[0].shape[i] == Unknown) && !slices.Equal(x.chunks[i], arrays[0].chunks[i]) {
+				return errArray(unknownError(name, x.shape, i)) // unknown.go
+			}
 			if i != axis && x.shape[i] != arrays[0].shape[i] {
 				return errorf(name, shapes, "all the input array dimensions except for the concatenation axis must match exactly, but along dimension %d they differ", i)
 			}
@@ -457,7 +469,11 @@ func Concatenate(arrays []*Array, axis int) *Array {
 			return errArray(x.err)
 		}
 		ins[k] = x
-		shape[axis] += x.shape[axis]
+		if shape[axis] == Unknown || x.shape[axis] == Unknown {
+			shape[axis] = Unknown
+		} else {
+			shape[axis] += x.shape[axis]
+		}
 		for b := range x.chunks[axis] {
 			l.src = append(l.src, [2]int{k, b})
 		}
@@ -471,7 +487,7 @@ func Concatenate(arrays []*Array, axis int) *Array {
 		var c []int
 		var src [][2]int
 		for i, x := range chunks[axis] {
-			if x > 0 {
+			if x != 0 {
 				c = append(c, x)
 				src = append(src, l.src[i])
 			}

@@ -44,7 +44,9 @@
 // differ: sums of floats are pairwise, so that a chunked sum and numpy's
 // agree to the last bits where numpy's would; NaN propagates through Max
 // and Min as in numpy. Matmul, Dot and Tensordot of floats go through
-// gonum's BLAS.
+// gonum's BLAS; Einsum is one loop over every label (einsum.go); QR,
+// SVD, LU, Inv, Solve and Cholesky are gonum's LAPACK in float64
+// (decomp.go); FFTN is gonum's FFTPACK along one axis at a time (fft.go).
 //
 // # Errors
 //

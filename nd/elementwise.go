@@ -42,6 +42,9 @@ var binaryNames = [numBinaryOps]string{
 // String returns numpy's ufunc name: "add", "divide", "floor_divide", ...
 func (op BinaryOp) String() string {
 	if op >= numBinaryOps {
+		if n, ok := ufuncBinaryName(op); ok {
+			return n
+		}
 		return fmt.Sprintf("BinaryOp(%d)", uint8(op))
 	}
 	return binaryNames[op]
@@ -63,6 +66,9 @@ func ParseBinaryOp(name string) (BinaryOp, error) {
 		}
 	}
 	if op, ok := binaryAliases[name]; ok {
+		return op, nil
+	}
+	if op, ok := parseUfuncBinary(name); ok {
 		return op, nil
 	}
 	return 0, fmt.Errorf("nd: unknown binary operation %q", name)
@@ -99,6 +105,9 @@ var unaryNames = [numUnaryOps]string{
 // String returns numpy's ufunc name: "negative", "absolute", "sqrt", ...
 func (op UnaryOp) String() string {
 	if op >= numUnaryOps {
+		if n, ok := ufuncUnaryName(op); ok {
+			return n
+		}
 		return fmt.Sprintf("UnaryOp(%d)", uint8(op))
 	}
 	return unaryNames[op]
@@ -111,6 +120,9 @@ func ParseUnaryOp(name string) (UnaryOp, error) {
 		if n == name {
 			return UnaryOp(op), nil
 		}
+	}
+	if op, ok := parseUfuncUnary(name); ok {
+		return op, nil
 	}
 	switch name {
 	case "neg":
@@ -150,6 +162,9 @@ var ErrNegativeIntPower = errors.New("integers to negative integer powers are no
 // binaryTypes returns the dtype the loop of op computes in and the dtype
 // it writes, for operands of (effective) dtypes a and b.
 func binaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
+	if op >= ufuncBinaryBase {
+		return ufuncBinaryTypes(op, a, b)
+	}
 	if op >= numBinaryOps {
 		return Invalid, Invalid, fmt.Errorf("nd: invalid BinaryOp %d", uint8(op))
 	}
@@ -206,6 +221,9 @@ func binaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
 
 // unaryTypes is binaryTypes for unary operations.
 func unaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
+	if op >= ufuncUnaryBase {
+		return ufuncUnaryTypes(op, a)
+	}
 	if op >= numUnaryOps {
 		return Invalid, Invalid, fmt.Errorf("nd: invalid UnaryOp %d", uint8(op))
 	}
@@ -297,9 +315,13 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 }
 
 // BinaryInto is Binary writing into dst, which must have the broadcast
-// shape of a and b and the dtype BinaryResultTypeOf gives; dst may have any
-// strides. dst may be a or b itself (same data, offset and strides), as
-// fused evaluation reuses a buffer, but must not otherwise overlap them.
+// shape of a and b; dst may have any strides. dst may be a or b itself
+// (same data, offset and strides), as fused evaluation reuses a buffer, but
+// must not otherwise overlap them. When dst's dtype is not the one
+// BinaryResultTypeOf gives, the result is computed in that dtype and cast
+// into dst where numpy's casting='same_kind' allows it (its default for
+// an ufunc's out=, so float32 += float64 works and int32 += float64 is a
+// *TypeError; CanCastSameKind); that path allocates the intermediate.
 func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 	if dst == nil || a == nil || b == nil {
 		return fmt.Errorf("nd: %s: nil array", op)
@@ -322,7 +344,14 @@ func BinaryInto(op BinaryOp, dst, a, b *Array) error {
 		return &ShapeError{Op: op.String(), Shapes: [][]int{dst.shape, a.shape, b.shape}, Reason: "dst does not have the broadcast shape " + FormatShape(shape)}
 	}
 	if dst.dtype != ot {
-		return &TypeError{Op: op.String(), DTypes: []DType{dst.dtype, a.dtype, b.dtype}, Reason: "dst must be " + ot.String()}
+		if !CanCastSameKind(ot, dst.dtype) {
+			return &TypeError{Op: op.String(), DTypes: []DType{dst.dtype, a.dtype, b.dtype}, Reason: "cannot cast the result " + ot.String() + " to dst's " + dst.dtype.String() + " with casting='same_kind'"}
+		}
+		tmp := alloc(ot, shape)
+		if err := binaryInto(op, ct, tmp, a, b); err != nil {
+			return err
+		}
+		return Assign(dst, tmp)
 	}
 	return binaryInto(op, ct, dst, a, b)
 }
@@ -442,6 +471,10 @@ func binaryInto(op BinaryOp, ct DType, dst, a, b *Array) error {
 	if !slices.Equal(b.shape, dst.shape) {
 		bv = &bh
 	}
+	if op >= ufuncBinaryBase {
+		ufuncBinaryDispatch(op, dst, av, bv)
+		return nil
+	}
 	binaryDispatch(op, dst, av, bv)
 	return nil
 }
@@ -501,5 +534,9 @@ func broadcastView(st []int, a *Array, shape []int) (Array, error) {
 
 func unaryInto(op UnaryOp, ct DType, dst, a *Array) {
 	a = castCompact(a, ct)
+	if op >= ufuncUnaryBase {
+		ufuncUnaryDispatch(op, dst, a)
+		return
+	}
 	unaryDispatch(op, dst, a)
 }

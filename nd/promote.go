@@ -1,6 +1,9 @@
 package nd
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Type promotion follows numpy 1.24.
 //
@@ -278,7 +281,7 @@ func binaryEffective(op BinaryOp, a, b *Array) (DType, DType) {
 		return a.dtype, b.dtype
 	}
 	var buf [2]DType
-	ed := effectiveFor(op == FloorDiv || op == Mod || op == Pow, buf[:], a, b)
+	ed := effectiveFor(op == FloorDiv || op == Mod || op == Pow || linearUfunc(op), buf[:], a, b)
 	return ed[0], ed[1]
 }
 
@@ -324,4 +327,20 @@ func ResultTypeOf(xs ...*Array) DType {
 		return Invalid
 	}
 	return ResultType(effectiveDTypes(xs...)...)
+}
+
+// CanCastSameKind reports numpy's can_cast(from, to, casting='same_kind'):
+// a safe cast (ResultType(from, to) is to), or one that does not go down
+// numpy's order of kinds bool < unsigned < signed < float < complex
+// (float64 to float32 and uint64 to int8 yes; float to int, signed to
+// unsigned and complex to float no).
+func CanCastSameKind(from, to DType) bool {
+	if !from.Valid() || !to.Valid() {
+		return false
+	}
+	if ResultType(from, to) == to {
+		return true
+	}
+	order := func(k byte) int { return strings.IndexByte("buifc", k) }
+	return order(from.Kind()) <= order(to.Kind())
 }

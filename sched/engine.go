@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/tessera-go/tessera/freelist"
 	"github.com/tessera-go/tessera/graph"
@@ -51,6 +52,7 @@ type Hooks struct {
 	start   []func(*graph.Graph)
 	pre     []func(graph.Key, int)
 	post    []func(graph.Key, any, error, int)
+	ran     []func(graph.Key, int, time.Time, time.Time)
 	release []func(graph.Key)
 	finish  []func(error)
 
@@ -73,6 +75,9 @@ func flatten(cbs []*Callbacks) *Hooks {
 		if x.Posttask != nil {
 			c.post = append(c.post, x.Posttask)
 		}
+		if x.Ran != nil {
+			c.ran = append(c.ran, x.Ran)
+		}
 		if x.Release != nil {
 			c.release = append(c.release, x.Release)
 		}
@@ -83,9 +88,9 @@ func flatten(cbs []*Callbacks) *Hooks {
 	return c
 }
 
-// PerTask reports whether any per-task hook (Pretask, Posttask, Release)
+// PerTask reports whether any per-task hook (Pretask, Posttask, Ran, Release)
 // is set; a scheduler may skip gathering per-task events otherwise.
-func (c *Hooks) PerTask() bool { return len(c.pre)+len(c.post)+len(c.release) > 0 }
+func (c *Hooks) PerTask() bool { return len(c.pre)+len(c.post)+len(c.ran)+len(c.release) > 0 }
 
 // Start calls every Start hook with g.
 func (c *Hooks) Start(g *graph.Graph) {
@@ -111,6 +116,17 @@ func (c *Hooks) Posttask(k graph.Key, v any, err error, w int) {
 	if !c.closed {
 		for _, f := range c.post {
 			f(k, v, err, w)
+		}
+	}
+	c.mu.RUnlock()
+}
+
+// Ran calls every Ran hook, unless Finish has been called.
+func (c *Hooks) Ran(k graph.Key, w int, start, stop time.Time) {
+	c.mu.RLock()
+	if !c.closed {
+		for _, f := range c.ran {
+			f(k, w, start, stop)
 		}
 	}
 	c.mu.RUnlock()

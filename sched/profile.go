@@ -22,6 +22,7 @@ type TaskRecord struct {
 type Profiler struct {
 	mu      sync.Mutex
 	started map[startKey]time.Time
+	ran     map[startKey][2]time.Time // times a remote worker measured (Callbacks.Ran)
 	records []TaskRecord
 	cbs     Callbacks
 }
@@ -35,12 +36,17 @@ type startKey struct {
 
 // NewProfiler returns an empty profiler.
 func NewProfiler() *Profiler {
-	p := &Profiler{started: map[startKey]time.Time{}}
+	p := &Profiler{started: map[startKey]time.Time{}, ran: map[startKey][2]time.Time{}}
 	p.cbs = Callbacks{
 		Pretask: func(k graph.Key, w int) {
 			now := time.Now()
 			p.mu.Lock()
 			p.started[startKey{k, w}] = now
+			p.mu.Unlock()
+		},
+		Ran: func(k graph.Key, w int, start, stop time.Time) {
+			p.mu.Lock()
+			p.ran[startKey{k, w}] = [2]time.Time{start, stop}
 			p.mu.Unlock()
 		},
 		Posttask: func(k graph.Key, _ any, _ error, w int) {
@@ -49,7 +55,13 @@ func NewProfiler() *Profiler {
 			sk := startKey{k, w}
 			if t, ok := p.started[sk]; ok {
 				delete(p.started, sk)
-				p.records = append(p.records, TaskRecord{Key: k, Start: t, End: now, Worker: w})
+				r := TaskRecord{Key: k, Start: t, End: now, Worker: w}
+				if tt, ok := p.ran[sk]; ok {
+					// Run elsewhere: the worker's own clock.
+					delete(p.ran, sk)
+					r.Start, r.End = tt[0], tt[1]
+				}
+				p.records = append(p.records, r)
 			}
 			p.mu.Unlock()
 		},
@@ -84,4 +96,5 @@ func (p *Profiler) Reset() {
 	defer p.mu.Unlock()
 	p.records = nil
 	clear(p.started)
+	clear(p.ran)
 }

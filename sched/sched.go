@@ -3,6 +3,7 @@ package sched
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tessera-go/tessera/graph"
 )
@@ -54,6 +55,11 @@ type Callbacks struct {
 	Pretask func(key graph.Key, worker int)
 	// Posttask is called after key ran on worker; err is nil on success.
 	Posttask func(key graph.Key, result any, err error, worker int)
+	// Ran is called between Pretask and Posttask, with the task's start
+	// and stop as measured where it ran, by schedulers that learn of a
+	// task only once it has run elsewhere (sched/distributed): their
+	// Pretask and Posttask come together when the report arrives.
+	Ran func(key graph.Key, worker int, start, stop time.Time)
 	// Release is called when key's value is dropped because its last
 	// dependent has run.
 	Release func(key graph.Key)

@@ -3,9 +3,11 @@ package udfbridge
 import (
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/sched"
 )
 
 // MapFunc computes one nav element from one frame (shape sig, input dtype).
@@ -106,11 +108,12 @@ func (u *AutoUDF) Buffers(m *Meta) ([]BufferDecl, error) {
 	return []BufferDecl{NavBuffer("result", r.DType(), r.Shape()...)}, nil
 }
 
-// call runs f, turning a panic into an error naming the UDF.
+// call runs f, turning a panic into a *UDFError naming the UDF and the
+// function that wraps a *sched.PanicError with the value and the stack.
 func (u *AutoUDF) call(frame *nd.Array) (r *nd.Array, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("udfbridge: UDF AutoUDF (%s): function panicked: %v", u.Fn, p)
+			err = &UDFError{UDF: "AutoUDF", Step: u.Fn, Err: &sched.PanicError{Value: p, Stack: debug.Stack()}}
 		}
 	}()
 	r, err = u.f(frame)

@@ -1,6 +1,7 @@
 package udfbridge
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tessera-go/tessera/nd"
@@ -51,6 +52,26 @@ const (
 	// must set them.
 	UseResultOnly
 )
+
+// ObjectDType and BytesDType stand for numpy's dtype=object and 'S1'
+// (one-byte strings), which LiberTEM allows for buffers. tessera does not:
+// a buffer is an nd.Array, whose elements are fixed-size numbers or bools
+// that views, merges, the fill value and the wire codec all rely on, and
+// an object element (any Go value) would need a second buffer type through
+// every one of them. A declaration with either is refused at the start of
+// the run with a *BufferError wrapping ErrUnsupportedDType. What to use
+// instead: for 'S1', Uint8 (the same bytes, one per element); for
+// per-frame values of varying size, a nav buffer of a fixed extra shape
+// with a length buffer beside it, or a result_only buffer that GetResults
+// fills from a UDF-side summary.
+const (
+	ObjectDType nd.DType = 0xfd
+	BytesDType  nd.DType = 0xfe
+)
+
+// ErrUnsupportedDType is wrapped by the *BufferError of a buffer declared
+// with ObjectDType or BytesDType.
+var ErrUnsupportedDType = errors.New("object and byte-string buffers are not supported (nd arrays hold fixed-size numbers and bools): use Uint8 for 'S1', a fixed extra shape or a result_only buffer for objects")
 
 // BufferDecl declares one result buffer (LiberTEM's self.buffer(...)).
 // DType Invalid (zero) means Float32.

@@ -31,12 +31,12 @@ var (
 func ApplyMasks(m *Masks) *ApplyMasksUDF { return &ApplyMasksUDF{Masks: m} }
 
 type masksParams struct {
-	K       int       `json:"k"`
-	Sig     []int     `json:"sig"`
-	Dense   *encArray `json:"dense,omitempty"`
-	IndPtr  []int     `json:"indptr,omitempty"`
-	Indices []int     `json:"indices,omitempty"`
-	Values  *encArray `json:"values,omitempty"`
+	K       int           `json:"k"`
+	Sig     []int         `json:"sig"`
+	Dense   *EncodedArray `json:"dense,omitempty"`
+	IndPtr  []int         `json:"indptr,omitempty"`
+	Indices []int         `json:"indices,omitempty"`
+	Values  *EncodedArray `json:"values,omitempty"`
 }
 
 func init() {
@@ -46,14 +46,14 @@ func init() {
 			return nil, err
 		}
 		if p.Dense != nil {
-			d, err := p.Dense.decode()
+			d, err := p.Dense.Decode()
 			if err != nil {
 				return nil, err
 			}
 			m, err := DenseMasks(d, p.Sig)
 			return &ApplyMasksUDF{Masks: m}, err
 		}
-		v, err := p.Values.decode()
+		v, err := p.Values.Decode()
 		if err != nil {
 			return nil, err
 		}
@@ -75,9 +75,9 @@ func (u *ApplyMasksUDF) Params() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Dense = encodeArray(d)
+		p.Dense = EncodeArray(d)
 	} else {
-		p.IndPtr, p.Indices, p.Values = m.indptr, m.indices, encodeArray(m.values)
+		p.IndPtr, p.Indices, p.Values = m.indptr, m.indices, EncodeArray(m.values)
 	}
 	return json.Marshal(p)
 }

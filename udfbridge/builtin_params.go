@@ -8,31 +8,42 @@ import (
 )
 
 // The built-in UDFs encode their parameters as JSON; arrays (mask
-// stacks) travel as dtype, shape and little-endian C-order bytes, which
-// encoding/json writes as base64.
+// stacks) travel as EncodedArrays.
 
-type encArray struct {
+// EncodedArray is an nd.Array in a form encoding/json (or gob) can carry
+// inside a UDF's Params: numpy's dtype name, the shape and the C-order
+// little-endian bytes (base64 in JSON). A UDF with aux data or array
+// parameters embeds one per array in its params struct (EncodeArray) and
+// decodes it in its factory (Decode), as the built-in ApplyMasksUDF does.
+type EncodedArray struct {
 	DType string `json:"dtype"`
 	Shape []int  `json:"shape"`
 	Data  []byte `json:"data"`
 }
 
-func encodeArray(a *nd.Array) *encArray {
+// EncodeArray encodes a (nil for a nil array).
+func EncodeArray(a *nd.Array) *EncodedArray {
 	if a == nil {
 		return nil
 	}
-	return &encArray{DType: a.DType().String(), Shape: a.Shape(), Data: a.AppendBytes(nil, false)}
+	return &EncodedArray{DType: a.DType().String(), Shape: a.Shape(), Data: a.AppendBytes(nil, false)}
 }
 
-func (e *encArray) decode() (*nd.Array, error) {
+// Decode returns the array (nil for a nil EncodedArray); a dtype, shape
+// or byte count that do not agree is an error.
+func (e *EncodedArray) Decode() (*nd.Array, error) {
 	if e == nil {
 		return nil, nil
 	}
 	d, big, err := nd.ParseDType(e.DType)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("udfbridge: encoded array: %w", err)
 	}
-	return nd.FromBytes(d, e.Shape, e.Data, false, big)
+	a, err := nd.FromBytes(d, e.Shape, e.Data, false, big)
+	if err != nil {
+		return nil, fmt.Errorf("udfbridge: encoded array: %w", err)
+	}
+	return a, nil
 }
 
 // decodeParams unmarshals params into v, naming the UDF on error; empty

@@ -21,7 +21,9 @@
 // current tile, frame or partition. Meta is LiberTEM's meta: dataset and
 // partition shapes, Slice (flat nav with the ROI applied), Coordinates,
 // dataset and input dtypes, device class and backend, the ROI, and
-// ValidNavMask inside Merge.
+// ValidNavMask inside Merge, MergeAll and GetResults (flat over the full
+// nav shape; Meta.ValidNav(false) gives it compressed to the ROI, as
+// LiberTEM's get_valid_nav_mask(full_nav=False)).
 //
 // # Tasks rebuild their UDFs
 //
@@ -46,7 +48,9 @@
 // earlier merges, adjacent in flat nav order) into fresh main-node buffers
 // (zero-filled, then Preprocess) over their union. The merge tree pairs
 // neighbours level by level, the left covering the earlier partitions; the
-// linear chain merges each partition into the previous result; the
+// linear chain, as LiberTEM's main node, allocates and preprocesses the
+// target once over every ROI row and merges each partition once into a
+// copy of the chain so far (P Merge calls; the tree makes 2(P-1)); the
 // merge_all node takes every partition at once and calls MergeAll (or
 // concatenates, for UDFs with nav buffers only and no Merge), falling back
 // to ordered Merge calls for UDFs without it. Tree merges therefore assume
@@ -60,7 +64,9 @@
 // On the main node, before any task: meta without a slice, the method
 // check (tile > frame > partition, or MethodChooser), the declarations,
 // and the merge target: buffers allocated zero-filled (not result_only)
-// and Preprocess run on them, which is how a max-UDF seeds -inf. In each
+// and Preprocess run on them, which is how a max-UDF seeds -inf; this
+// Preprocess sees the aux data of the rows the target covers
+// (ROI-compressed), so a UDF written for the workers runs it unchanged. In each
 // partition task: rebuild, meta.Slice and Coordinates, zero-filled
 // partition buffers, TaskData, Preprocess, process, Postprocess. Then the
 // merges, then GetResults. semantics_completeness_test.go has one row per
@@ -77,6 +83,12 @@
 // in RawData, nav+E in Data with the fill value (NaN, 0, false) outside
 // the ROI; sig buffers sig+E; single buffers E or (1,). Private buffers
 // are merged and dropped; result_only ones exist only on the main node.
+// What GetResults returns is brought to the declared shape as LiberTEM
+// does: sig and single arrays of the declared size are reshaped (a 0-d
+// value for a single buffer declared (1,) becomes (1,)); a nav array is
+// taken flat and ROI-compressed, (r,)+E, or in the full nav shape nav+E,
+// which Data (and RunLazy's Data form) then returns as it is (RawData
+// compressed to the ROI).
 //
 // # Merges and why a tree
 //
@@ -84,6 +96,16 @@
 // of different subtrees run in parallel on Threaded and no merge waits
 // for the slowest partition of the whole run. The valid nav mask inside
 // Merge shows the positions merged before the src within that merge node.
+//
+// # Compute options
+//
+// WithScheduler, WithOptimize, WithCallbacks and WithProgress configure
+// every computation of a run as chunkarray's options configure Compute
+// (sched.ComputeConfig): Run's graph, each RunIter step, and RunLazy's
+// results when computed with LazyResults.Compute or its Options. The
+// optimization (optimize.Optimize) is on by default, as for the
+// collections. WithProgress draws sched's progress bar, as LiberTEM's
+// run_udf(progress=True); RunIter draws one bar over its partitions.
 //
 // # Lazy results
 //
@@ -111,6 +133,10 @@
 //
 // RunIter processes and merges one non-empty partition per Next (one step
 // when there is none); each Partial equals a run with roi = Damage.
+// Each partition is merged once, when processed, with the parameters then
+// in force, into a target allocated and preprocessed once (so a main-node
+// Preprocess that looks at every row, such as a sum of aux data, sees the
+// whole ROI at every step, as in LiberTEM).
 // UpdateUDF changes parameters for partitions still to come; a cancelled
 // ctx ends it with an error saying how many partitions were done. Each
 // step runs GetResults on the partial merge (eager, as Run).
@@ -120,6 +146,10 @@
 //   - Merges form a tree by default (MergeLinear for LiberTEM's chain).
 //   - Run computes GetResults eagerly (see Lazy results).
 //   - Masked data is a (data, valid) pair: Go has no masked arrays.
+//   - No dtype=object or 'S1' buffers: buffers are nd.Arrays of numbers
+//     and bools; declaring ObjectDType or BytesDType is a *BufferError
+//     wrapping ErrUnsupportedDType, which says what to use instead (Uint8
+//     for 'S1').
 //   - UDFs are rebuilt from registered names and parameters, not pickled.
 //   - A run uses the CPU unless WithBackend picks CUDA (no automatic pick:
 //     see backend.go). WithBackend(BackendCUDA) needs the cuda build tag
@@ -150,19 +180,68 @@
 // merge_all returning wrong names, dtypes or shapes, sig or single buffers
 // without Merge, an unimplemented method) returns a *UDFError or
 // *BufferError naming the UDF and the buffer, never a partial result. A
-// UDF that panics inside a task fails the run with the scheduler's
-// *sched.TaskError wrapping a *sched.PanicError.
+// UDF that panics inside a task (process, Merge, MergeAll, main-node
+// Preprocess in a merge) fails the run with the scheduler's
+// *sched.TaskError wrapping a *sched.PanicError with the value and the
+// stack; one that panics on the calling goroutine (GetResults in Run,
+// RunIter's merges) fails it with a *sched.PanicError, recovered only at
+// the exported entry points (Run, Iter.Next).
 //
-// A dataset file (raw, npy, zarr, mib, empad, mrc, dm4, blo) that cannot
-// hold what it declares is a *DatasetError naming the file, refused at open
-// before anything is sized from it: nav × sig × itemsize is multiplied
-// with overflow checks (numpy's rule on the non-zero dimensions), offset +
-// data is compared with the file's size without wrapping, a zarr grid of
-// over 1M chunks along its axes is refused before its boundary table is
-// built, and the npy and zarr readers' own errors (*npy.Error,
-// *zarr.Error) are wrapped.
-// The detector formats' frame tables are checked against the files' sizes
-// the same way, and a dm4 tag tree's counts and array sizes against
-// limits and the file before anything is allocated. Open's *OpenError
-// lists every format tried and why each failed.
+// # Writing a Dataset
+//
+// A new Dataset (a detector format) is checked in one line with package
+// udftest: udftest.CheckDataset(t, ds, data), data being its content read
+// by an independent path. NewTaskReader gives the reader a partition task
+// uses, for suites and benchmarks outside the package.
+//
+// A dataset file (raw, npy, zarr, hdf5, mib, empad, mrc, dm4, blo) that
+// cannot hold what it declares is a *DatasetError naming the file, refused
+// at open before anything is sized from it: nav × sig × itemsize is
+// multiplied with overflow checks (numpy's rule on the non-zero
+// dimensions), offset + data is compared with the file's size without
+// wrapping, a zarr grid of over 1M chunks along its axes is refused before
+// its boundary table is built, and the npy, zarr and hdf5 readers' own
+// errors (*npy.Error, *zarr.Error, *hdf5.Error with HDF5's error stack)
+// are wrapped. The detector formats' frame tables are checked against the
+// files' sizes the same way, and a dm4 tag tree's counts and array sizes
+// against limits and the file before anything is allocated. Open's
+// *OpenError lists every format tried and why each failed.
+//
+// # Datasets
+//
+// In memory, chunkarray, raw, npy, zarr and HDF5 (OpenHDF5; it needs
+// libhdf5 through cgo: build with -tags hdf5, libhdf5-dev and pkg-config
+// installed, else it fails with hdf5.ErrNotBuilt), the detector files
+// (see Detector files), and live streams. Open detects a file's format.
+//
+// # Live data
+//
+// A LiveDataset (DialLive, NewLive) receives a scan's frames over TCP as
+// the detector produces them, as LiberTEM-live does: Read waits for the
+// frames it asks for, so Run processes each partition as soon as its
+// frames are in and RunIter yields partial results while the scan is
+// still being acquired. The format is tessera's own; LiveSender and
+// SendFrames write it. All integers are little-endian:
+//
+//	header  8 bytes   magic "TSRLIVE\x00"
+//	        uint16    version, 1
+//	        uint8     dtype: 1 bool, 2 int8, 3 int16, 4 int32, 5 int64,
+//	                  6 uint8, 7 uint16, 8 uint32, 9 uint64, 10 float32,
+//	                  11 float64, 12 complex64, 13 complex128
+//	        uint8     byte order of the frames: 0 little, 1 big
+//	        uint8     nav dims (>= 1), uint8 sig dims (>= 1), 64 in all
+//	        2 bytes   zero
+//	        uint64    each nav dim, then each sig dim (< 2^31)
+//	frame   uint64    sequence number: 0, 1, 2, ... in flat nav order
+//	        uint64    payload size: prod(sig) · itemsize
+//	        payload   the frame, C order
+//
+// The receiver checks every field before it sizes anything from it: the
+// dims counts, each dim, nav·sig·itemsize with overflow checks against
+// LiveOptions.MaxBytes (the frames are kept in memory) and a frame
+// against MaxLiveFrameBytes; each frame's sequence number and size
+// against the header. Every read of the connection has a deadline
+// (LiveOptions.Timeout), so a stalled peer fails the reads waiting on
+// it instead of hanging them. Errors are *LiveError naming the peer and
+// the frame; a stream that is not the format wraps ErrLiveFormat.
 package udfbridge

@@ -28,10 +28,44 @@ type LazyResults struct {
 	Raw map[string]*chunkarray.Array
 	// Names lists the returned buffers in declaration order.
 	Names []string
+	// Options are the run's compute options (WithScheduler, WithOptimize,
+	// WithCallbacks, WithProgress) as chunkarray options: Compute uses
+	// them, and chunkarray.Compute(ctx, arrays, lr.Options...) computes
+	// arrays of several UDFs of the run with them.
+	Options []chunkarray.Option
+}
+
+// Compute computes the named buffers (all of Names when none is named) in
+// one computation configured as the run was (Options), in the Data form,
+// and returns them by name.
+func (lr *LazyResults) Compute(ctx context.Context, names ...string) (map[string]*nd.Array, error) {
+	if len(names) == 0 {
+		names = lr.Names
+	}
+	arrs := make([]*chunkarray.Array, len(names))
+	for i, n := range names {
+		a, ok := lr.Arrays[n]
+		if !ok {
+			return nil, &BufferError{UDF: lr.UDF, Buffer: n, Err: fmt.Errorf("no such result buffer (have %v)", lr.Names)}
+		}
+		arrs[i] = a
+	}
+	vals, err := chunkarray.Compute(ctx, arrs, lr.Options...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*nd.Array, len(names))
+	for i, n := range names {
+		out[n] = vals[i]
+	}
+	return out, nil
 }
 
 // RunLazy plans a run and returns lazy results, one per UDF: nothing is
-// read until an array is computed. The graph of every array holds the
+// read until an array is computed. The run's compute options (scheduler,
+// callbacks, optimization, progress) apply when the results are computed
+// with LazyResults.Compute or with their Options; chunkarray.Compute
+// without them uses its own defaults, as for any array. The graph of every array holds the
 // partition tasks, the merge, a get_results node per UDF and, for nav
 // buffers, one slicing node per partition.
 //
@@ -39,7 +73,8 @@ type LazyResults struct {
 // depends on the merge and get_results (which may look at all of the
 // data), so computing one block still runs every partition; what the
 // chunking buys is that downstream array operations stay blockwise.
-func RunLazy(ds Dataset, udfs []UDF, opts ...RunOption) ([]*LazyResults, error) {
+func RunLazy(ds Dataset, udfs []UDF, opts ...RunOption) (_ []*LazyResults, err error) {
+	defer recoverPanic(&err)
 	p, err := plan(ds, udfs, opts)
 	if err != nil {
 		return nil, err
@@ -59,7 +94,7 @@ func RunLazy(ds Dataset, udfs []UDF, opts ...RunOption) ([]*LazyResults, error) 
 	r := origins[nParts]
 	out := make([]*LazyResults, len(p.main))
 	for u, b := range p.main {
-		lr := &LazyResults{UDF: b.spec.Name, Arrays: map[string]*chunkarray.Array{}, Raw: map[string]*chunkarray.Array{}}
+		lr := &LazyResults{UDF: b.spec.Name, Arrays: map[string]*chunkarray.Array{}, Raw: map[string]*chunkarray.Array{}, Options: p.cfg.options(true)}
 		fk := graph.BlockKey("udf-results-"+tok, u)
 		if err := g.AddTask(fk, &resultsOp{ri: ri, U: u}, graph.Ref(root)); err != nil {
 			return nil, err
@@ -141,7 +176,6 @@ func (o *resultsOp) Params() ([]byte, error) {
 }
 
 func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
-	defer recoverUDF(&err, "get_results")
 	c, ok := args[0].(*chunk)
 	if !ok || o.U >= len(c.Bufs) {
 		return nil, fmt.Errorf("udfbridge: results: argument is %T, not a merged result", args[0])
@@ -151,7 +185,7 @@ func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
 		return nil, err
 	}
 	b := bs[o.U]
-	res, _, err := getResults(o.ri, b, c.Bufs[o.U], c.NavSize)
+	res, full, _, err := getResults(o.ri, b, c.Bufs[o.U], c.NavSize, o.ri.roiMask())
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +200,23 @@ func (o *resultsOp) Run(_ context.Context, args []any) (_ any, err error) {
 			l = append(l, d.Name, a)
 		}
 	}
+	// Nav buffers get_results returned nav-shaped, for the Data form.
+	for _, d := range b.decls {
+		if a, ok := full[d.Name]; ok {
+			if a.DType() != d.dtype() {
+				if a, err = a.AsType(d.dtype()); err != nil {
+					return nil, &BufferError{UDF: b.spec.Name, Buffer: d.Name, Err: err}
+				}
+			}
+			l = append(l, fullKey+d.Name, a)
+		}
+	}
 	return l, nil
 }
+
+// fullKey prefixes, in a resultsOp's value, a nav buffer that get_results
+// returned in the nav shape (no buffer name holds a NUL).
+const fullKey = "full\x00"
 
 func pickResult(l []any, name string) (*nd.Array, error) {
 	for i := 0; i+1 < len(l); i += 2 {
@@ -244,6 +293,19 @@ func (o *navBlockOp) Run(_ context.Context, args []any) (any, error) {
 	}
 	if o.Raw {
 		return rows.Contiguous(), nil
+	}
+	if f, err := pickResult(l, fullKey+o.Buf); err == nil {
+		// Returned nav-shaped: the partition's frames as they are.
+		sh := f.Shape()
+		flat, err := f.Contiguous().Reshape(append([]int{o.ri.n()}, sh[len(o.ri.NavShape):]...)...)
+		if err != nil {
+			return nil, err
+		}
+		v, err := rowsView(flat, o.Start, o.Stop-o.Start)
+		if err != nil {
+			return nil, err
+		}
+		return v.Contiguous(), nil
 	}
 	return embedNav(rows, []int{o.Stop - o.Start}, roi)
 }

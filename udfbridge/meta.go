@@ -32,11 +32,32 @@ type Meta struct {
 	Backend                  Backend
 	// ROI is the run's ROI, flat over the nav axis, or nil.
 	ROI []bool
-	// ValidNavMask, set only inside Merge and MergeAll, is flat over nav:
-	// true at the positions merged before this call. Nil in process_*.
+	// ValidNavMask, set inside Merge, MergeAll and GetResults, is flat
+	// over the full nav shape (false outside the ROI): in Merge the
+	// positions merged before this call, in GetResults every merged
+	// position (the ROI after a whole run, the damage at a RunIter step).
+	// Nil in process_* and Preprocess. ValidNav gives it ROI-compressed.
 	ValidNavMask []bool
 	// Partition is the partition index, -1 on the main node.
 	Partition int
+}
+
+// ValidNav returns the valid nav mask as LiberTEM's
+// get_valid_nav_mask(full_nav) does: with fullNav, ValidNavMask itself
+// (flat over the whole nav shape); without, compressed to the ROI, one
+// element per ROI position in flat nav order (the same as ValidNavMask
+// when there is no ROI). Nil where ValidNavMask is nil.
+func (m *Meta) ValidNav(fullNav bool) []bool {
+	if m.ValidNavMask == nil || fullNav || m.ROI == nil {
+		return m.ValidNavMask
+	}
+	out := make([]bool, 0, len(m.ValidNavMask))
+	for i, in := range m.ROI {
+		if in && i < len(m.ValidNavMask) {
+			out = append(out, m.ValidNavMask[i])
+		}
+	}
+	return out
 }
 
 func (m *Meta) clone() *Meta {

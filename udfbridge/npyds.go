@@ -188,6 +188,11 @@ func (d *NPYDataset) readFrames(buf **nd.Array, start, n int) (*nd.Array, error)
 	if err != nil {
 		return nil, fmt.Errorf("udfbridge: npy file %s: frame buffer: %w", d.path, err)
 	}
+	// A Fortran-order file is mapped once for all partitions, whose reads
+	// then touch only their own columns (npy.File.Map); where it cannot be
+	// mapped, ReadRowsInto reads instead, so Map's error is not this
+	// read's.
+	_ = d.f.Map()
 	a, err := nd.FillBytesInto(v, h.DType, shape, false, h.BigEndian, func(dst []byte) error {
 		return d.f.ReadRowsInto(dst, len(d.nav), start, n)
 	})

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 
+	"github.com/tessera-go/tessera/chunkarray"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
@@ -27,9 +30,28 @@ type runConfig struct {
 	partitions int
 	depth      int
 	sigTile    []int
-	sched      sched.Scheduler
 	merge      MergeStrategy
 	backend    Backend
+	// comp configures every computation of the run as the collections'
+	// Compute is configured (scheduler, callbacks, optimization); progress
+	// is kept apart, since RunIter draws one bar over its steps.
+	comp     []chunkarray.Option
+	progress io.Writer
+	withBar  bool
+}
+
+// computeConfig returns the run's compute configuration, with the
+// progress bar when asked for and bar is true.
+func (c *runConfig) computeConfig(bar bool) sched.ComputeConfig {
+	return sched.NewComputeConfig(c.options(bar))
+}
+
+func (c *runConfig) options(bar bool) []chunkarray.Option {
+	opts := slices.Clone(c.comp)
+	if bar && c.withBar {
+		opts = append(opts, chunkarray.WithProgress(c.progress))
+	}
+	return opts
 }
 
 // RunOption configures a run.
@@ -49,8 +71,33 @@ func WithTileShape(depth int, sigTile []int) RunOption {
 	return func(c *runConfig) { c.depth, c.sigTile = depth, append([]int(nil), sigTile...) }
 }
 
-// WithScheduler sets the scheduler (default sched.Threaded{}).
-func WithScheduler(s sched.Scheduler) RunOption { return func(c *runConfig) { c.sched = s } }
+// WithScheduler sets the scheduler (default sched.Threaded{}). Run,
+// RunIter and RunLazy's LazyResults.Compute use it, as the other compute
+// options below.
+func WithScheduler(s sched.Scheduler) RunOption {
+	return func(c *runConfig) { c.comp = append(c.comp, chunkarray.WithScheduler(s)) }
+}
+
+// WithOptimize turns the graph optimization (optimize.Optimize, Dask's
+// optimize_graph) on or off, as chunkarray.WithOptimize; on by default.
+func WithOptimize(on bool) RunOption {
+	return func(c *runConfig) { c.comp = append(c.comp, chunkarray.WithOptimize(on)) }
+}
+
+// WithCallbacks attaches scheduler callbacks (a profiler, a progress bar)
+// to the run's computations.
+func WithCallbacks(cbs ...*sched.Callbacks) RunOption {
+	return func(c *runConfig) { c.comp = append(c.comp, chunkarray.WithCallbacks(cbs...)) }
+}
+
+// WithProgress draws a progress bar of the run on w (standard error when w
+// is nil), as LiberTEM's run_udf(progress=True): sched's bar over the
+// run's tasks for Run and LazyResults.Compute, and one bar over the
+// partitions for RunIter, advanced by each step (Iter.Close ends it when
+// the loop is left early). None is drawn unless asked for.
+func WithProgress(w io.Writer) RunOption {
+	return func(c *runConfig) { c.progress, c.withBar = w, true }
+}
 
 // WithMerge sets the merge strategy (default MergeTree).
 func WithMerge(m MergeStrategy) RunOption { return func(c *runConfig) { c.merge = m } }
@@ -68,6 +115,7 @@ type Results struct {
 	navShape []int
 	roi      []bool // flat, nil: all
 	raw      map[string]*nd.Array
+	full     map[string]*nd.Array // nav buffers get_results returned nav-shaped
 	masks    map[string]*nd.Array
 	navValid []bool // flat over nav: merged positions
 }
@@ -104,11 +152,15 @@ func (r *Results) RawData(name string) (*nd.Array, error) {
 }
 
 // Data returns a buffer in its user shape: nav buffers as nav+E with the
-// fill value (NaN, 0, false) outside the ROI.
+// fill value (NaN, 0, false) outside the ROI, or as GetResults returned
+// them where it returned them in that shape (LiberTEM keeps those too).
 func (r *Results) Data(name string) (*nd.Array, error) {
 	d, a, err := r.decl(name)
 	if err != nil || d.Kind != Nav {
 		return a, err
+	}
+	if f, ok := r.full[name]; ok {
+		return f, nil
 	}
 	return embedNav(a, r.navShape, r.roi)
 }
@@ -186,7 +238,8 @@ func fillValue(d nd.DType) any {
 // Run runs udfs over ds in one pass and returns each UDF's computed
 // results, in order. See RunLazy for lazy results and RunIter for partial
 // results after each partition.
-func Run(ctx context.Context, ds Dataset, udfs []UDF, opts ...RunOption) ([]*Results, error) {
+func Run(ctx context.Context, ds Dataset, udfs []UDF, opts ...RunOption) (_ []*Results, err error) {
+	defer recoverPanic(&err)
 	p, err := plan(ds, udfs, opts)
 	if err != nil {
 		return nil, err

@@ -715,6 +715,14 @@ func TestSemanticsCompleteness(t *testing.T) {
 			}
 			checkVals(t, "sigsum", vals[2], sigSum(f.roi), f.sig)
 		}},
+		// The statements issue 14 added; each row is a test of its own
+		// file, named here so the table stays complete.
+		{"get_valid_nav_mask in get_results, ROI-compressed and full_nav; aux in main-node preprocess; get_results shapes (mainstate_test.go)", TestMainNodeStateRun},
+		{"RunIter: the valid nav mask in get_results is the damage (mainstate_test.go)", TestMainNodeStateIter},
+		{"each partition merged once: P Merge calls on a chain, 2(P-1) on a tree (mergecount_test.go)", TestMergeCallCount},
+		{"RunIter merges each partition once with the parameters in force (mergecount_test.go)", TestIterMergesOncePerPartition},
+		{"object and 'S1' buffers refused with ErrUnsupportedDType (errors_core_test.go)", TestObjectAndBytesBuffersRefused},
+		{"compute options apply to Run, RunIter and RunLazy (compute_config_test.go)", TestEveryPathUsesTheScheduler},
 		{"bad input: raw file shorter than its shape names the file", func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "short.raw")
 			if err := os.WriteFile(p, make([]byte, 10), 0o644); err != nil {

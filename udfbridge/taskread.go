@@ -38,6 +38,19 @@ type BlockAligner interface {
 	FrameBlockStarts() []int
 }
 
+// NewTaskReader returns the reader a partition task whose last frame is
+// end-1 reads ds with: its TaskReader (TaskReaderDataset) told where the
+// partition ends when it reads ahead, or ds itself. The conformance suite
+// (package udftest) reads through it as a task does; close it when it is
+// an io.Closer.
+func NewTaskReader(ds Dataset, end int) TileReader {
+	rd := taskReader(ds)
+	if h, ok := rd.(frameHinter); ok {
+		h.hintFrames(end)
+	}
+	return rd
+}
+
 // taskReader returns the reader of one task over ds.
 func taskReader(ds Dataset) TileReader {
 	if t, ok := ds.(TaskReaderDataset); ok {

@@ -43,7 +43,8 @@ type PartitionProcessor interface {
 }
 
 // Preprocessor runs before processing, on each task's partition buffers,
-// and once on the main node on the full (merge target) buffers.
+// and on the main node on each merge target's buffers (Meta.Partition is
+// -1 there); both see the aux data of their rows through Ctx.Aux.
 type Preprocessor interface {
 	Preprocess(c *Ctx) error
 }
@@ -59,6 +60,12 @@ type Postprocessor interface {
 // associative with the main-node buffers (zero-filled, then Preprocess) as
 // identity, since tessera merges in a tree (see doc.go); ask for
 // MergeLinear otherwise.
+//
+// Calls per run of P non-empty partitions: MergeLinear, RunIter and the
+// merge_all node's fallback merge each partition once (P calls, into a
+// target preprocessed once); the tree merges the two children of each of
+// its P-1 nodes into fresh buffers, 2(P-1) calls (1 when P = 1), since a
+// child that is itself a merge is merged again one level up.
 type Merger interface {
 	Merge(c *MergeCtx, dest, src map[string]*nd.Array) error
 }
@@ -72,8 +79,9 @@ type MergeAller interface {
 }
 
 // ResultGetter computes the final results from the merged buffers, on the
-// main node, lazily when results are first read. It returns a subset of the
-// declared non-private buffers; the rest pass through unchanged.
+// main node. It returns a subset of the declared non-private buffers; the
+// rest pass through unchanged. Meta.ValidNavMask holds the merged
+// positions and Ctx.Aux the aux data (ROI-compressed).
 type ResultGetter interface {
 	GetResults(c *Ctx) (map[string]*nd.Array, error)
 }
@@ -140,7 +148,8 @@ type Backender interface {
 // AuxDataer gives per-nav-position parameters (LiberTEM aux data): arrays
 // of shape nav+E or (n,)+E, viewed per tile, frame or partition like nav
 // buffers through Ctx.Aux. They are part of the UDF's parameters: the UDF
-// must encode them in Params (EncodeArray helps).
+// must encode them in Params (an EncodedArray field per array, made with
+// EncodeArray and read back with its Decode in the factory).
 type AuxDataer interface {
 	AuxData() (map[string]*nd.Array, error)
 }

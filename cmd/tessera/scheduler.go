@@ -42,6 +42,9 @@ func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		status = scheme + "://" + a + "/status"
 	}
 	fmt.Fprintf(stdout, "tessera scheduler: workers and clients connect to %s; status %s\n", srv.Addr(), status)
+	if u := srv.DashboardURL(); u != "" {
+		fmt.Fprintf(stdout, "tessera scheduler: dashboard at %s\n", u)
+	}
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		fmt.Fprintf(stderr, "tessera scheduler: %v\n", err)

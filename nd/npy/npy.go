@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tessera-go/tessera/nd"
 )
@@ -152,6 +154,16 @@ type File struct {
 	f    *os.File
 	h    Header
 	size int64
+
+	// The file mapped into memory, for reading rows of a Fortran-order
+	// file (see rows.go), made at the first such read and unmapped by
+	// Close; mapErr is why it could not be made (the reads then use
+	// ReadAt).
+	mapOnce sync.Once
+	mapDone atomic.Bool // set once the mapping was tried
+	mapped  []byte
+	mapErr  error
+	closed  atomic.Bool
 }
 
 // OpenFile opens the .npy file at path and reads its header. Close it
@@ -189,8 +201,22 @@ func (f *File) Header() Header { return f.h }
 // Path returns the path the file was opened with.
 func (f *File) Path() string { return f.path }
 
-// Close closes the file.
-func (f *File) Close() error { return f.f.Close() }
+// Close closes the file (and unmaps it where ReadRowsInto mapped it).
+// Reads still running fail with an error.
+func (f *File) Close() error {
+	if f.closed.Swap(true) {
+		return f.f.Close() // os.ErrClosed, as a second Close of a file
+	}
+	f.mapOnce.Do(func() {}) // no mapping after this
+	var err error
+	if f.mapped != nil {
+		err = unmapFile(f.mapped)
+	}
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // ReadRange reads count entries along axis 0 starting at start: the array
 // a[start:start+count] of the whole file, C-contiguous. A C-order file is

@@ -3,6 +3,8 @@ package npy
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"unsafe"
 
@@ -44,6 +46,9 @@ const (
 	rowsChunkBytes = 4 << 20  // bytes of matrix rows read and transposed at a time
 	rowsGapBytes   = 16 << 10 // a gap between needed columns read rather than skipped
 	rowsRun        = 16       // consecutive output elements written at a time
+	// mapMinFraction: ReadRowsInto maps a file (unless Map did) for a
+	// read of at least 1/mapMinFraction of the rows.
+	mapMinFraction = 4
 )
 
 // ReadRowsInto reads rows [start, start+count) of the array seen as
@@ -58,7 +63,103 @@ const (
 // 8 bytes per row read and a buffer of at most rowsChunkBytes plus one
 // matrix row.
 func (f *File) ReadRowsInto(dst []byte, lead, start, count int) error {
+	if ok, err := f.readRowsMapped(dst, lead, start, count); ok || err != nil {
+		return err
+	}
 	return f.readRows(dst, lead, start, count, rowsChunkBytes, rowsGapBytes)
+}
+
+// Map maps the file into memory (populated, read-only) for ReadRowsInto
+// of a Fortran-order file, which then transposes the rows it reads
+// straight from the mapping. Worth it for a file kept open for many reads
+// of a few rows each (a dataset's partitions); without it ReadRowsInto
+// maps the file at the first read of at least a quarter of the rows. It
+// does nothing for a C-order file, or where files cannot be mapped (the
+// reads use ReadAt), and the mapping ends with Close. An error says why
+// mapping failed; reads work without it.
+func (f *File) Map() error {
+	if !f.h.Fortran || len(f.h.Shape) <= 1 {
+		return nil
+	}
+	f.mapOnce.Do(func() {
+		if f.closed.Load() {
+			f.mapErr = &Error{File: f.path, Reason: "Map: the file is closed", Err: os.ErrClosed}
+			return
+		}
+		if m, err := mapFile(f.f, f.size); err != nil {
+			f.mapErr = &Error{File: f.path, Reason: "Map", Err: err}
+		} else {
+			f.mapped = m
+		}
+		f.mapDone.Store(true)
+	})
+	return f.mapErr
+}
+
+// isMapped reports whether Map has mapped the file.
+func (f *File) isMapped() bool { return f.mapDone.Load() && f.mapped != nil }
+
+// readRowsMapped reads rows of a Fortran-order file of more than one axis
+// straight from the file mapped into memory, transposing only the columns
+// it needs: no copy into a chunk buffer, and a range of rows touches only
+// the cache lines of its own columns, where ReadAt has to read whole
+// matrix rows (a partition of a quarter of the rows read the whole file).
+// It reports false, with no error, where it does not apply (C order, no
+// mapping on this system, an item size or alignment without a typed
+// transposer), and ReadRowsInto reads instead. A fault on the mapping (the
+// file truncated by someone else while mapped, or closed during the read)
+// is an error, not a crash.
+func (f *File) readRowsMapped(dst []byte, lead, start, count int) (ok bool, err error) {
+	h := f.h
+	if !h.Fortran || len(h.Shape) <= 1 || lead < 1 || lead >= len(h.Shape) || len(dst) == 0 {
+		return false, nil
+	}
+	if start < 0 || count <= 0 {
+		return false, nil // readRows reports the error
+	}
+	nav, sig := h.Shape[:lead], h.Shape[lead:]
+	p := fortranRows{es: h.DType.Size(), L: 1, T: 1}
+	for _, d := range nav {
+		p.L *= d
+	}
+	for _, d := range sig {
+		p.T *= d
+	}
+	if start > p.L || count > p.L-start || len(dst) != count*p.T*p.es {
+		return false, nil // readRows reports the error
+	}
+	if !f.isMapped() && count*mapMinFraction < p.L {
+		// A few rows of a file not mapped yet: mapping it costs about as
+		// much as reading the whole file, as their columns lie on every
+		// page (chunkarray opens the file for each block of rows).
+		return false, nil
+	}
+	if f.Map() != nil || f.closed.Load() {
+		return false, nil
+	}
+	n := int64(p.L) * int64(p.T) * int64(p.es)
+	data := f.mapped[h.DataOffset : h.DataOffset+n]
+	tr := transposerFor(dst, data, p.es)
+	if tr == nil {
+		return false, nil
+	}
+	p.planColumns(nav, start, count, 0)
+	// The whole data is one chunk of matrix rows, a matrix row of pitch L
+	// whose columns are the nav indices themselves.
+	p.pitch = p.L
+	copy(p.pos, p.cols)
+	w := sig[len(sig)-1]
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			ok, err = true, &Error{File: f.path, Reason: fmt.Sprintf("ReadRowsInto(%d, %d): memory fault reading the mapped file (truncated or closed during the read?): %v", start, count, r)}
+		}
+	}()
+	tr.slabs(&p, sig, p.T/w, 0, w)
+	return true, nil
 }
 
 // readRows is ReadRowsInto with the chunk and gap sizes as parameters, so

@@ -1,8 +1,11 @@
 package npy
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -37,6 +40,7 @@ func TestReadRowsInto(t *testing.T) {
 		{"default", rowsChunkBytes, rowsGapBytes},
 		{"row per chunk, no gaps", 1, 0},
 		{"small chunks, small gaps", 64, 8},
+		{"mapped", 0, 0}, // readRowsMapped, where the file can be mapped
 	}
 	for _, file := range rowsFixtures() {
 		t.Run(file, func(t *testing.T) {
@@ -74,7 +78,19 @@ func TestReadRowsInto(t *testing.T) {
 						sh := append([]int{count}, shape[lead:]...)
 						for _, tu := range tunings {
 							dst := make([]byte, count*T*h.DType.Size())
-							if err := f.readRows(dst, lead, start, count, tu.chunk, tu.gap); err != nil {
+							if tu.name == "mapped" {
+								ok, err := f.readRowsMapped(dst, lead, start, count)
+								if err != nil {
+									t.Fatalf("lead %d rows [%d, %d) mapped: %v", lead, start, start+count, err)
+								}
+								applies := h.Fortran && len(shape) > 1 && lead >= 1 && lead < len(shape) && count > 0 && T > 0 && (count*mapMinFraction >= L || f.isMapped())
+								if ok != (applies && canMap) {
+									t.Fatalf("lead %d rows [%d, %d): mapped read used %v, want %v", lead, start, start+count, ok, applies && canMap)
+								}
+								if !ok {
+									continue
+								}
+							} else if err := f.readRows(dst, lead, start, count, tu.chunk, tu.gap); err != nil {
 								t.Fatalf("lead %d rows [%d, %d) %s: %v", lead, start, start+count, tu.name, err)
 							}
 							got, err := nd.FromBytes(h.DType, sh, dst, false, h.BigEndian)
@@ -277,4 +293,59 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// canMap reports whether this system maps files (mmap_linux.go).
+var canMap = runtime.GOOS == "linux"
+
+// A Fortran-order file truncated by someone else after it was opened (and
+// mapped) gives an error on the next read, not a crash of the process; so
+// does a read after Close.
+func TestReadRowsIntoMappedTruncated(t *testing.T) {
+	if !canMap {
+		t.Skip("no file mapping on " + runtime.GOOS)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.npy")
+	vals := make([]float32, 32*32*64)
+	for i := range vals {
+		vals[i] = float32(i)
+	}
+	a, err := nd.FromSlice(vals, 32, 32, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, a, true); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 4*32*64*4)
+	if err := f.ReadRowsInto(dst, 1, 4, 4); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := a.Slice(nd.Slice1{Start: 4, Stop: 8, Step: 1})
+	got, err := nd.FromBytes(nd.Float32, []int{4, 32, 64}, dst, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := sameArray(got, want); msg != "" {
+		t.Fatal(msg)
+	}
+	if err := os.Truncate(path, 128); err != nil {
+		t.Fatal(err)
+	}
+	err = f.ReadRowsInto(dst, 1, 4, 4)
+	var e *Error
+	if !errors.As(err, &e) || e.File != path {
+		t.Fatalf("read of a truncated mapped file: %v, want *Error naming %s", err, path)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ReadRowsInto(dst, 1, 4, 4); err == nil {
+		t.Fatal("read after Close: no error")
+	}
 }

@@ -342,7 +342,7 @@ func (j *job) complete(i int32) {
 // taskFinished handles the scheduler's report that task index t finished
 // on worker: the callbacks, once per task however often it ran (lost
 // values are recomputed).
-func (j *job) taskFinished(t int32, worker int) {
+func (j *job) taskFinished(t int32, worker int, start, stop int64) {
 	if t < 0 || int(t) >= len(j.byPrio) {
 		return
 	}
@@ -352,6 +352,9 @@ func (j *job) taskFinished(t int32, worker int) {
 	}
 	k := j.g.Key(int(i))
 	j.cb.Pretask(k, worker)
+	if start > 0 && stop >= start {
+		j.cb.Ran(k, worker, time.Unix(0, start), time.Unix(0, stop))
+	}
 	j.cb.Posttask(k, nil, nil, worker)
 	j.complete(i)
 }
@@ -590,7 +593,7 @@ func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
 	}
 	if j.events {
 		for _, te := range ev.Events {
-			j.taskFinished(te.Index, int(te.WorkerId))
+			j.taskFinished(te.Index, int(te.WorkerId), te.StartUnixNano, te.StopUnixNano)
 		}
 	}
 	if ev.Error != nil {

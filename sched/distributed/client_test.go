@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched"
@@ -87,6 +88,7 @@ func (f *fakeScheduler) Compute(stream grpc.BidiStreamingServer[pb.ClientMessage
 	local := make([]any, len(defs))
 	lookup := func(k graph.Key) any { return local[byKey[string(k)]] }
 	for t, d := range defs {
+		var start, stop int64 // the run's times, as a worker reports them
 		nd, err := graph.DecodeNode(d.Node)
 		if err != nil {
 			return fail(pb.JobError_INTERNAL, t, "%v", err)
@@ -97,7 +99,9 @@ func (f *fakeScheduler) Compute(stream grpc.BidiStreamingServer[pb.ClientMessage
 		case graph.KindAlias:
 			local[t] = lookup(nd.Target)
 		case graph.KindTask:
+			start = time.Now().UnixNano()
 			v, failure := runFake(ctx, &nd, lookup)
+			stop = time.Now().UnixNano()
 			if failure != nil {
 				return stream.Send(&pb.ClientEvent{Error: &pb.JobError{Index: int32(t), Kind: pb.JobError_TASK, Failure: failure}})
 			}
@@ -108,7 +112,7 @@ func (f *fakeScheduler) Compute(stream grpc.BidiStreamingServer[pb.ClientMessage
 		f.mu.Unlock()
 		ev := &pb.ClientEvent{}
 		if run.Events {
-			ev.Events = []*pb.TaskEvent{{Index: int32(t), WorkerId: 3}}
+			ev.Events = []*pb.TaskEvent{{Index: int32(t), WorkerId: 3, StartUnixNano: start, StopUnixNano: stop}}
 		}
 		if out[int32(t)] {
 			ev.Outputs = []*pb.OutputReady{{Index: int32(t), Addresses: []string{"fake:1"}}}

@@ -49,8 +49,11 @@ type ClusterOptions struct {
 	// role files (Security.ForRole): CertSecurity(dir, token) is enough.
 	Security Security
 	// Scheduler configures the embedded scheduler; its Address defaults to
-	// a free loopback port.
+	// a free loopback port, and so does its StatusAddress, where the
+	// dashboard is served (its URL is printed to Stderr).
 	Scheduler SchedulerOptions
+	// Quiet: do not print the dashboard's URL.
+	Quiet bool
 	// WorkerCommand is the command line of a worker process; default the
 	// running binary itself, os.Executable(), which must call MaybeWorker
 	// first thing in main. The worker's settings travel in environment
@@ -164,11 +167,17 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 	if so.Security == (Security{}) {
 		so.Security = opts.Security.ForRole(RoleScheduler)
 	}
+	if so.StatusAddress == "" {
+		so.StatusAddress = "127.0.0.1:0" // the dashboard, on loopback
+	}
 	srv, err := NewServer(so)
 	if err != nil {
 		return nil, err
 	}
 	c := &Cluster{opts: opts, server: srv, out: &lockedWriter{w: opts.Stderr}}
+	if u := srv.DashboardURL(); u != "" && !opts.Quiet {
+		fmt.Fprintf(c.out, "tessera: cluster dashboard at %s\n", u)
+	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
 	var started []*WorkerProcess

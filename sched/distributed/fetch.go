@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -381,6 +382,10 @@ type dataClient struct {
 	mu     sync.Mutex
 	conns  map[string]*grpc.ClientConn
 	closed bool
+
+	// fetchedBytes counts the bytes of the values received (a worker's
+	// heartbeat reports it; the dashboard marks transfers with it).
+	fetchedBytes atomic.Int64
 }
 
 // fetchIdleTimeout bounds the wait for the next frame of a fetch: a peer
@@ -553,6 +558,7 @@ func (d *dataClient) fetchEach(ctx context.Context, addr string, job uint64, key
 		if err != nil {
 			return fail(&valueCodecError{Address: addr, Key: key, Err: err})
 		}
+		d.fetchedBytes.Add(size)
 		got(i, v, true)
 	}
 	return nil

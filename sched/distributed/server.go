@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -60,6 +61,9 @@ type Server struct {
 	rootQs  []*rootQueue          // the same queues, in creation order
 	score   []int64               // placement scratch, one per live worker
 	started time.Time
+	stream  taskStream // the recent task runs, for the dashboard
+
+	longPolls atomic.Int64 // long polls of /dashboard.json served (tests)
 }
 
 // schedService implements pb.SchedulerServer for a Server, so that

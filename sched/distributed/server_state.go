@@ -125,6 +125,8 @@ type srvWorker struct {
 	held      int       // root values held here whose last consumer runs (rootFull)
 	tasksDone int64
 	hb        *pb.Heartbeat
+	cpuPct    float64   // CPU use between the last two heartbeats, percent of one core
+	hbAt      time.Time // when hb arrived
 	lastSeen  time.Time
 	joined    time.Time
 
@@ -174,6 +176,8 @@ type srvJob struct {
 	prefix      []int32
 	prefixNanos []int64
 	prefixRuns  []int64
+	prefixNames []string // by prefix id
+	layers      []int32  // depth of each task from the roots, for the dashboard; nil until asked for
 
 	out   *pb.ClientEvent // pending, sent by the job's sender
 	final bool            // out holds the job's error: the sender stops after it
@@ -625,6 +629,10 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	}
 	j.prefixNanos = make([]int64, len(prefixes))
 	j.prefixRuns = make([]int64, len(prefixes))
+	j.prefixNames = make([]string, len(prefixes))
+	for p, id := range prefixes {
+		j.prefixNames[id] = p
+	}
 	var roots []int32
 	for i := range n {
 		deps := j.deps(i)
@@ -653,6 +661,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 func (s *Server) handleWorker(w *srvWorker, m *pb.WorkerMessage) {
 	w.lastSeen = time.Now()
 	if m.Heartbeat != nil {
+		w.sampleCPU(m.Heartbeat, w.lastSeen)
 		w.hb = m.Heartbeat
 	}
 	// Replicas first: they come with the results of the tasks that
@@ -724,6 +733,8 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 	if d.StartUnixNano > 0 && d.StopUnixNano >= d.StartUnixNano {
 		j.prefixNanos[j.prefix[t]] += d.StopUnixNano - d.StartUnixNano
 		j.prefixRuns[j.prefix[t]]++
+		s.stream.add(streamRec{worker: w.id, job: j.id, prefix: j.prefixNames[j.prefix[t]],
+			start: d.StartUnixNano, stop: d.StopUnixNano, nbytes: d.Nbytes})
 	}
 	if len(j.deps(t)) == 0 {
 		j.rootsDone++
@@ -834,6 +845,10 @@ func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
 	}
 	s.removeProc(j, t)
 	j.fails[t]++
+	if f.StartUnixNano > 0 && f.StopUnixNano >= f.StartUnixNano {
+		s.stream.add(streamRec{worker: w.id, job: j.id, prefix: j.prefixNames[j.prefix[t]],
+			start: f.StartUnixNano, stop: f.StopUnixNano, failed: true})
+	}
 	if int32(j.fails[t]) <= j.retries {
 		s.log.Debug("task failed; retrying", "job", j.id, "key", f.Key, "attempt", j.fails[t], "err", f.Failure.GetMessage())
 		j.state[t] = tsLimbo

@@ -47,6 +47,9 @@ type WorkerStatus struct {
 	Queued       int32              `json:"queued"`
 	Processing   int                `json:"processing"` // tasks sent and not finished
 	TasksDone    int64              `json:"tasks_done"`
+	CPUPercent   float64            `json:"cpu_percent"` // between the last two heartbeats, of one core
+	FetchCount   int64              `json:"fetch_count"` // values fetched from peers so far
+	FetchedBytes int64              `json:"fetched_bytes"`
 	// LastHeartbeatSec is how long ago the worker last sent a message.
 	LastHeartbeatSec float64 `json:"last_heartbeat_age_s"`
 	UptimeSec        float64 `json:"uptime_s"`
@@ -110,6 +113,7 @@ func (s *Server) Status() Status {
 			ws.MemoryBytes, ws.SpilledBytes, ws.RSSBytes = hb.MemoryBytes, hb.SpilledBytes, hb.RssBytes
 			ws.Executing, ws.Queued = hb.Executing, hb.Queued
 			ws.StoredKeys, ws.SpillCount, ws.UnspillCount = hb.StoredKeys, hb.SpillCount, hb.UnspillCount
+			ws.CPUPercent, ws.FetchCount, ws.FetchedBytes = w.cpuPct, hb.FetchCount, hb.FetchedBytes
 		}
 		st.Workers = append(st.Workers, ws)
 		t := &st.Totals
@@ -140,7 +144,8 @@ func (s *Server) Status() Status {
 	return st
 }
 
-// startStatus listens on StatusAddress and serves GET /status. With a
+// startStatus listens on StatusAddress and serves GET /status and the
+// dashboard (dashboard.go). With a
 // token, requests must carry it ("Authorization: Bearer <token>" or a
 // "tessera-token" header); with TLS, the endpoint is HTTPS with the same
 // certificates, client certificates required.
@@ -151,19 +156,27 @@ func (s *Server) startStatus() error {
 		return fmt.Errorf("distributed: scheduler status: listen on %s: %w", s.opts.StatusAddress, err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(rw http.ResponseWriter, r *http.Request) {
-		if !s.statusAuthorized(r) {
-			s.log.Warn("refused a status request without the cluster token", "peer", r.RemoteAddr)
-			http.Error(rw, "tessera: missing or wrong cluster token", http.StatusUnauthorized)
-			return
-		}
-		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-			if role := certRole(r.TLS.PeerCertificates[0]); role != "" && role != RoleClient {
-				s.log.Warn("refused a status request with a certificate for another role", "peer", r.RemoteAddr, "role", role)
-				http.Error(rw, "tessera: the status endpoint needs a client certificate", http.StatusForbidden)
+	// auth: the token (header, or the dashboard's cookie), and under TLS
+	// a client certificate of the client role.
+	auth := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(rw http.ResponseWriter, r *http.Request) {
+			if !s.statusAuthorized(r) {
+				s.log.Warn("refused a status request without the cluster token", "peer", r.RemoteAddr, "path", r.URL.Path)
+				http.Error(rw, "tessera: missing or wrong cluster token (a browser: open /?token=TOKEN once)", http.StatusUnauthorized)
 				return
 			}
+			if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+				if role := certRole(r.TLS.PeerCertificates[0]); role != "" && role != RoleClient {
+					s.log.Warn("refused a status request with a certificate for another role", "peer", r.RemoteAddr, "role", role)
+					http.Error(rw, "tessera: the status endpoint needs a client certificate", http.StatusForbidden)
+					return
+				}
+			}
+			h(rw, r)
 		}
+	}
+	s.serveDashboard(mux, auth)
+	mux.HandleFunc("GET /status", auth(func(rw http.ResponseWriter, r *http.Request) {
 		b, err := json.MarshalIndent(s.Status(), "", "  ")
 		if err != nil {
 			http.Error(rw, err.Error(), http.StatusInternalServerError)
@@ -171,7 +184,7 @@ func (s *Server) startStatus() error {
 		}
 		rw.Header().Set("Content-Type", "application/json")
 		rw.Write(append(b, '\n'))
-	})
+	}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	if sec.TLS() {
 		cfg, err := sec.tlsConfig(true)
@@ -207,6 +220,9 @@ func (s *Server) statusAuthorized(r *http.Request) bool {
 	got := r.Header.Get(tokenHeader)
 	if a := r.Header.Get("Authorization"); got == "" && strings.HasPrefix(a, "Bearer ") {
 		got = strings.TrimPrefix(a, "Bearer ")
+	}
+	if c, err := r.Cookie(tokenCookie); got == "" && err == nil {
+		got = c.Value
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
 }

@@ -77,7 +77,7 @@ type Worker struct {
 	out       *pb.WorkerMessage // pending results; guarded by mu
 	wake      chan struct{}     // the sender has something to send
 
-	fetched atomic.Int64 // values received from peers, for tests
+	fetched atomic.Int64 // values received from peers (heartbeats, tests)
 
 	wg   sync.WaitGroup // runners
 	done chan struct{}
@@ -529,6 +529,9 @@ func (w *Worker) heartbeat() *pb.Heartbeat {
 		StoredKeys:   st.keys,
 		SpillCount:   st.spillCount,
 		UnspillCount: st.unspillCount,
+		CpuSeconds:   cpuSeconds(),
+		FetchCount:   w.fetched.Load(),
+		FetchedBytes: w.data.fetchedBytes.Load(),
 	}
 }
 

@@ -33,6 +33,58 @@ func Run(t *testing.T, s sched.Scheduler) {
 	t.Run("TaskErrors", func(t *testing.T) { testTaskErrors(t, s) })
 	t.Run("Cancel", func(t *testing.T) { testCancel(t, s) })
 	t.Run("Callbacks", func(t *testing.T) { testCallbacks(t, s) })
+	t.Run("Profiler", func(t *testing.T) { testProfiler(t, s) })
+}
+
+// testProfiler: a sched.Profiler attached to a Get records every task
+// once, with the time it ran where it ran: a task that sleeps 40 ms lasts
+// at least that long (a lower bound the sleep guarantees; no upper bound,
+// which would depend on the machine's load), within the Get's wall-clock
+// window (a second of slack for the clocks of other processes).
+func testProfiler(t *testing.T, s sched.Scheduler) {
+	const sleepMs = 40
+	g := graph.New(0)
+	var refs []graph.Arg
+	for i := 0; i < 3; i++ {
+		k := graph.BlockKey("nap", i)
+		must(g.AddTask(k, Sleep, graph.Lit(sleepMs), graph.Lit(i)))
+		refs = append(refs, graph.Ref(k))
+	}
+	must(g.AddTask("total", Add, refs...))
+	p := sched.NewProfiler()
+	t0 := time.Now()
+	vals, err := s.Get(sched.WithCallbacks(context.Background(), p.Callbacks()), g, []graph.Key{"total"})
+	t1 := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vals[0] != 3 {
+		t.Fatalf("total = %v, want 3", vals[0])
+	}
+	recs := p.Records()
+	seen := map[graph.Key]int{}
+	for _, r := range recs {
+		seen[r.Key]++
+		if r.End.Before(r.Start) {
+			t.Errorf("%s: ends %v before it starts %v", r.Key, r.End, r.Start)
+		}
+		if r.Start.Before(t0.Add(-time.Second)) || r.End.After(t1.Add(time.Second)) {
+			t.Errorf("%s: ran %v to %v, outside the Get's %v to %v", r.Key, r.Start, r.End, t0, t1)
+		}
+	}
+	d := p.Durations()
+	for i := 0; i < 3; i++ {
+		k := graph.BlockKey("nap", i)
+		if seen[k] != 1 {
+			t.Errorf("%s recorded %d times, want once", k, seen[k])
+		}
+		if d[k] < (sleepMs-2)*time.Millisecond {
+			t.Errorf("%s lasted %v, want at least the %d ms it slept", k, d[k], sleepMs)
+		}
+	}
+	if seen["total"] != 1 {
+		t.Errorf("total recorded %d times, want once", seen["total"])
+	}
 }
 
 // small is the graph most value tests share:

@@ -896,8 +896,11 @@ type Heartbeat struct {
 	Executing     int32                  `protobuf:"varint,4,opt,name=executing,proto3" json:"executing,omitempty"`
 	Queued        int32                  `protobuf:"varint,5,opt,name=queued,proto3" json:"queued,omitempty"`
 	StoredKeys    int64                  `protobuf:"varint,6,opt,name=stored_keys,json=storedKeys,proto3" json:"stored_keys,omitempty"`
-	SpillCount    int64                  `protobuf:"varint,7,opt,name=spill_count,json=spillCount,proto3" json:"spill_count,omitempty"`       // values written to disk so far
-	UnspillCount  int64                  `protobuf:"varint,8,opt,name=unspill_count,json=unspillCount,proto3" json:"unspill_count,omitempty"` // values read back so far
+	SpillCount    int64                  `protobuf:"varint,7,opt,name=spill_count,json=spillCount,proto3" json:"spill_count,omitempty"`        // values written to disk so far
+	UnspillCount  int64                  `protobuf:"varint,8,opt,name=unspill_count,json=unspillCount,proto3" json:"unspill_count,omitempty"`  // values read back so far
+	CpuSeconds    float64                `protobuf:"fixed64,9,opt,name=cpu_seconds,json=cpuSeconds,proto3" json:"cpu_seconds,omitempty"`       // CPU time of the process so far, user and system
+	FetchCount    int64                  `protobuf:"varint,10,opt,name=fetch_count,json=fetchCount,proto3" json:"fetch_count,omitempty"`       // values fetched from peers so far
+	FetchedBytes  int64                  `protobuf:"varint,11,opt,name=fetched_bytes,json=fetchedBytes,proto3" json:"fetched_bytes,omitempty"` // their bytes
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -984,6 +987,27 @@ func (x *Heartbeat) GetSpillCount() int64 {
 func (x *Heartbeat) GetUnspillCount() int64 {
 	if x != nil {
 		return x.UnspillCount
+	}
+	return 0
+}
+
+func (x *Heartbeat) GetCpuSeconds() float64 {
+	if x != nil {
+		return x.CpuSeconds
+	}
+	return 0
+}
+
+func (x *Heartbeat) GetFetchCount() int64 {
+	if x != nil {
+		return x.FetchCount
+	}
+	return 0
+}
+
+func (x *Heartbeat) GetFetchedBytes() int64 {
+	if x != nil {
+		return x.FetchedBytes
 	}
 	return 0
 }
@@ -1961,7 +1985,7 @@ const file_tessera_proto_rawDesc = "" +
 	"StealReply\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
-	"\x06stolen\x18\x03 \x01(\bR\x06stolen\"\x8d\x02\n" +
+	"\x06stolen\x18\x03 \x01(\bR\x06stolen\"\xf4\x02\n" +
 	"\tHeartbeat\x12!\n" +
 	"\fmemory_bytes\x18\x01 \x01(\x03R\vmemoryBytes\x12#\n" +
 	"\rspilled_bytes\x18\x02 \x01(\x03R\fspilledBytes\x12\x1b\n" +
@@ -1972,7 +1996,13 @@ const file_tessera_proto_rawDesc = "" +
 	"storedKeys\x12\x1f\n" +
 	"\vspill_count\x18\a \x01(\x03R\n" +
 	"spillCount\x12#\n" +
-	"\runspill_count\x18\b \x01(\x03R\funspillCount\"E\n" +
+	"\runspill_count\x18\b \x01(\x03R\funspillCount\x12\x1f\n" +
+	"\vcpu_seconds\x18\t \x01(\x01R\n" +
+	"cpuSeconds\x12\x1f\n" +
+	"\vfetch_count\x18\n" +
+	" \x01(\x03R\n" +
+	"fetchCount\x12#\n" +
+	"\rfetched_bytes\x18\v \x01(\x03R\ffetchedBytes\"E\n" +
 	"\aReplica\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
