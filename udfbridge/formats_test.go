@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/hdf5"
 	"github.com/tessera-go/tessera/nd/npy"
 	"github.com/tessera-go/tessera/sched"
 )
@@ -543,6 +544,19 @@ func TestOpen(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+	// HDF5: the dataset must be named; a build without the hdf5 tag says
+	// so (errors.Is hdf5.ErrNotBuilt), one with it opens the dataset.
+	h5 := filepath.Join("..", "nd", "hdf5", "testdata", "example.h5")
+	if _, err := Open(h5); err == nil || !strings.Contains(err.Error(), "hdf5 (recognised, but:") || !strings.Contains(err.Error(), "WithDatasetName") {
+		t.Errorf("hdf5 without a dataset name: %v", err)
+	}
+	if ds, err := Open(h5, WithDatasetName("/entry/data")); err != nil {
+		if !errors.Is(err, hdf5.ErrNotBuilt) {
+			t.Errorf("hdf5: %v", err)
+		}
+	} else if spec, _ := ds.Spec(); spec.Kind != KindHDF5 {
+		t.Errorf("hdf5: kind %s", spec.Kind)
 	}
 	// A raw file without its shape: the error asks for it.
 	_, err := Open(rawPath)

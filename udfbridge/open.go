@@ -191,7 +191,7 @@ const openHeadBytes = 4096
 // Open opens the dataset at path in the format detected from its
 // extension, first bytes and sidecar files (as LiberTEM's load("auto")):
 // .npy, a zarr directory, Merlin .mib/.hdr, EMPAD .xml (or its .raw),
-// MRC, Gatan .dm4, NanoMegas .blo, and whatever else is registered (RegisterFormat). A raw file needs
+// MRC, Gatan .dm4, NanoMegas .blo, HDF5 (WithDatasetName), and whatever else is registered (RegisterFormat). A raw file needs
 // WithDType, WithNavShape and WithSigShape. When no format opens it, the
 // *OpenError lists each format and why.
 func Open(path string, opts ...OpenOption) (Dataset, error) {
@@ -273,7 +273,7 @@ func noNav(kind string, path string, o OpenOptions) error {
 }
 
 // The formats of this package, in the order Open tries them: magic bytes
-// first (npy, MIB, MRC, DM4, BLO), then directories (zarr), then sidecar files
+// first (npy, MIB, MRC, DM4, BLO, HDF5), then directories (zarr), then sidecar files
 // (MIB .hdr, EMPAD .xml, EMPAD .raw beside its .xml), and raw last, as it
 // is recognised by its extension alone.
 func init() {
@@ -305,6 +305,23 @@ func init() {
 		return len(head) >= 6 && string(head[:6]) == "IMGBLO"
 	}, func(path string, o OpenOptions) (Dataset, error) {
 		return OpenBLO(path, o)
+	})
+	RegisterFormat(KindHDF5, func(path string, head []byte) bool {
+		// The signature is at 0, or after a user block of 512·2^k bytes.
+		for off := 0; off+8 <= len(head); off = max(2*off, 512) {
+			if string(head[off:off+8]) == "\x89HDF\r\n\x1a\n" {
+				return true
+			}
+		}
+		return false
+	}, func(path string, o OpenOptions) (Dataset, error) {
+		if err := noNav(KindHDF5, path, o); err != nil {
+			return nil, err
+		}
+		if o.DatasetName == "" {
+			return nil, &DatasetError{Kind: KindHDF5, Path: path, Reason: "an HDF5 file holds many datasets: name one with WithDatasetName (\"/entry/data\")"}
+		}
+		return OpenHDF5(path, o.DatasetName, o.SigDimsOrDefault())
 	})
 	RegisterFormat(KindZarr, func(path string, head []byte) bool {
 		return head == nil && (exists(filepath.Join(path, ".zarray")) || exists(filepath.Join(path, "zarr.json")))
