@@ -909,3 +909,58 @@ func TestSyncOffset(t *testing.T) {
 	}
 	checkFramed(t, ds, sliceFrames(t, mw, 2, 6), 2)
 }
+
+// FormatFixture is a detector file opened, with the array it holds.
+type FormatFixture struct {
+	Name string
+	DS   Dataset
+	Data *nd.Array
+}
+
+// FormatFixtures writes a file of each detector format of small frames
+// into dir (EMPAD's 128×128 frames are left to checkFramed) and opens it,
+// for udftest's conformance suite, which package udfbridge_test runs
+// (formats_udftest_test.go).
+func FormatFixtures(t *testing.T, dir string) []FormatFixture {
+	t.Helper()
+	var out []FormatFixture
+	for _, i := range []int{2, 7, 8, 12, 14} {
+		c := mibCases[i]
+		sub := filepath.Join(dir, fmt.Sprint("mib", i))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		paths, want := writeMIB(t, sub, "s", c.spec, c.dt)
+		ds, err := OpenMIB(paths[0], OpenOptions{NavShape: []int{3, 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, FormatFixture{"mib " + c.name, ds, reshapeT(t, want, 3, 4, c.spec.rows, c.spec.rows)})
+	}
+	for _, mode := range []int{1, 3, 12} {
+		want := mrcValues(t, mode, 6, 5, 7)
+		p := filepath.Join(dir, fmt.Sprintf("m%d.mrc", mode))
+		writeMRC(t, p, want, mode, 16, mode == 3)
+		ds, err := OpenMRC(p, OpenOptions{NavShape: []int{2, 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, FormatFixture{fmt.Sprint("mrc mode ", mode), ds, reshapeT(t, want, 2, 3, 5, 7)})
+	}
+	dm := reshapeT(t, mrcValues(t, 2, 12, 5, 7), 3, 4, 5, 7)
+	p := filepath.Join(dir, "d.dm4")
+	writeDM4(t, p, dm, true)
+	ds, err := OpenDM4(p, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, FormatFixture{"dm4", ds, dm})
+	blo := mibValues(t, nd.Uint16, 16, 12, 6, 3)
+	p = filepath.Join(dir, "b.blo")
+	writeBLO(t, p, blo, 3, 4, 259)
+	bds, err := OpenBLO(p, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, FormatFixture{"blo", bds, reshapeT(t, blo, 3, 4, 6, 6)})
+}
