@@ -143,7 +143,7 @@ func ToNPYStack(ctx context.Context, dir string, a *Array, axis int, opts ...Opt
 // FromNPYStack returns the array stored as a stack of .npy files in the
 // folder dir (dask.array.from_npy_stack's input, or ToNPYStack's), with
 // the info file's chunks: one block per file, each read by its own task
-// (FromNPY), joined along the stack's axis. The info file and the files'
+// (FromNPY), joined along the stack's axis (zero-length blocks kept). The info file and the files'
 // headers are read now; a file whose shape or dtype disagrees with the
 // info is an error naming it.
 func FromNPYStack(dir string) *Array {
@@ -178,10 +178,15 @@ func FromNPYStack(dir string) *Array {
 		}
 		parts[i] = part
 	}
-	if len(parts) == 1 {
-		return parts[0]
+	// Concatenate's layer, but keeping zero-length blocks (Concatenate
+	// drops them): the chunks are the info file's, as Dask's.
+	l := &concatLayer{ins: parts, axis: info.Axis}
+	toks := []any{info.Axis, int(info.DType)}
+	for i, p := range parts {
+		l.src = append(l.src, [2]int{i, 0})
+		toks = append(toks, p.name)
 	}
-	return Concatenate(parts, info.Axis)
+	return newArray("from-npy-stack", shape, info.Chunks, info.DType, l, toks...)
 }
 
 // checkNPYStackInfo checks the decoded info: chunks of non-negative
