@@ -9,9 +9,11 @@ package chunkarray
 
 import (
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/nd/npy"
 )
 
 const parityRestDir = "testdata/parity_rest"
@@ -143,5 +145,90 @@ func TestRestFloat16Rows(t *testing.T) {
 		if x.DType() != nd.Float32 {
 			t.Errorf("%s: %s, want float32 (numpy: float16)", name, x.DType())
 		}
+	}
+}
+
+// TestI0Float64Exact: I0 of float64 is numpy's within 1e-15 of each
+// element (relative), beyond compareGolden's tolerance of the largest
+// magnitude: both series, the switch at 8, the edge of exp's range.
+func TestI0Float64Exact(t *testing.T) {
+	for _, c := range [][2]string{{"f64i0", "i0_big"}, {"f64", "i0_f64"}, {"i64", "i0_i64"}} {
+		in, err := npy.ReadFile(filepath.Join(parityRestDir, "in_"+c[0]+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := npy.ReadFile(filepath.Join(parityRestDir, c[1]+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := nd.Unary(nd.I0, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := nd.Values[float64](got.Contiguous())
+		w, _ := nd.Values[float64](want)
+		if len(g) != len(w) || len(w) < 20 {
+			t.Fatalf("%s: %d values, want %d", c[1], len(g), len(w))
+		}
+		for i := range w {
+			switch {
+			case math.IsNaN(w[i]) || math.IsInf(w[i], 0):
+				if !(math.IsNaN(g[i]) && math.IsNaN(w[i])) && g[i] != w[i] {
+					t.Errorf("%s[%d]: got %v, want %v", c[1], i, g[i], w[i])
+				}
+			case math.Abs(g[i]-w[i]) > 1e-15*math.Abs(w[i]):
+				t.Errorf("%s[%d]: got %v, want %v (relative %.2g)", c[1], i, g[i], w[i], math.Abs(g[i]-w[i])/math.Abs(w[i]))
+			}
+		}
+	}
+}
+
+// TestRestFuse: the elementwise functions of rest.go collect into as many
+// tasks as one elementwise operation (one per block).
+func TestRestFuse(t *testing.T) {
+	vals := make([]float64, 8*12)
+	for i := range vals {
+		vals[i] = math.Sin(float64(i)) * 4
+	}
+	m, _ := nd.FromSlice(vals, 8, 12)
+	x := FromNDArray(m, 4)
+	count := func(a *Array) int {
+		t.Helper()
+		g, _, err := BuildGraph([]*Array{a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Len()
+	}
+	one := count(x.Add(1))
+	f, _ := Modf(Sinc(x))
+	_, e := Frexp(I0(f))
+	q, _ := Divmod(Spacing(x), 0.5)
+	chain := Where(NotNull(x).LogicalAnd(IsReal(x)), FloatPower(Nextafter(x, 0.0), 2).Add(e), Positive(q))
+	if err := chain.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(chain); n != one {
+		t.Errorf("the chain collects into %d tasks, one operation into %d", n, one)
+	}
+}
+
+func BenchmarkRestKernels(b *testing.B) {
+	vals := make([]float64, 256*256)
+	for i := range vals {
+		vals[i] = math.Sin(float64(i)*0.01) * 20
+	}
+	m, _ := nd.FromSlice(vals, 256, 256)
+	dst, _ := nd.Zeros(nd.Float64, 256, 256)
+	for _, op := range []nd.UnaryOp{nd.I0, nd.Sinc, nd.Spacing, nd.ModfFrac, nd.FrexpMantissa} {
+		b.Run(op.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(vals) * 8))
+			for b.Loop() {
+				if err := nd.UnaryInto(op, dst, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
