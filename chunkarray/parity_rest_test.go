@@ -36,6 +36,19 @@ var restExprs = map[string]confExpr{
 	"divmod_r_f64_m1_5":    func(in []*Array) *Array { _, r := Divmod(in[0], -1.5); return r },
 	"divmod_r_u8_256":      func(in []*Array) *Array { _, r := Divmod(in[0], 256); return r },
 
+	"ldexp_f64_i64":  func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_f32_i64":  func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_f32_i32":  func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_i64_i8":   func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_i16_u16":  func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_f64_bool": func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_f64_u64":  func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_f64_f32":  func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_c128_i64": func(in []*Array) *Array { return Ldexp(in[0], in[1]) },
+	"ldexp_f64_3":    func(in []*Array) *Array { return Ldexp(in[0], 3) },
+	"ldexp_f32_2e40": func(in []*Array) *Array { return Ldexp(in[0], int64(1)<<40) },
+	"ldexp_2_i32":    func(in []*Array) *Array { return Ldexp(2.0, in[0]) },
+
 	"extract_f64":       func(in []*Array) *Array { return Extract(in[0].Greater(0.5), in[0]) },
 	"extract_bool_c128": func(in []*Array) *Array { return Extract(in[0], in[1]) },
 	"extract_i64_cond": func(in []*Array) *Array {

@@ -1,6 +1,8 @@
 package chunkarray
 
 import (
+	"math"
+
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -57,6 +59,45 @@ func Spacing(a any) *Array { return Unary(nd.Spacing, a) }
 // Nextafter is np.nextafter / da.nextafter: the next float after x towards
 // y, in the result dtype's precision.
 func Nextafter(x, y any) *Array { return Binary(nd.Nextafter, x, y) }
+
+// Ldexp is np.ldexp / da.ldexp: x·2**e, in x's float dtype (integers of
+// up to 2 bytes give float32, wider ones float64); e must be an integer
+// dtype (not uint64), as numpy's loops; a Go integer exponent is taken by
+// its value (numpy's value-based casting: ldexp(float32 array, 2**40) is
+// float32), one past int64 is an error.
+func Ldexp(x, e any) *Array {
+	var v int64
+	switch n := e.(type) {
+	case int:
+		v = int64(n)
+	case int8:
+		v = int64(n)
+	case int16:
+		v = int64(n)
+	case int32:
+		v = int64(n)
+	case int64:
+		v = n
+	case uint:
+		return Ldexp(x, uint64(n))
+	case uint8:
+		v = int64(n)
+	case uint16:
+		v = int64(n)
+	case uint32:
+		v = int64(n)
+	case uint64:
+		if n > math.MaxInt64 {
+			return errorf("ldexp", nil, "exponent %d does not fit int64", n)
+		}
+		v = int64(n)
+	default:
+		return Binary(nd.Ldexp, x, e)
+	}
+	// Past ±4000 every float32 or float64 result is 0, ±Inf or NaN alike:
+	// clamped, the exponent is a small integer whatever its Go type.
+	return Binary(nd.Ldexp, x, max(-4000, min(4000, v)))
+}
 
 // Modf is np.modf / da.modf: the fractional and the integral parts of a,
 // both with a's sign (modf(-Inf) is (-0, -Inf)). The two results are two

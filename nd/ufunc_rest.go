@@ -43,10 +43,11 @@ const restBinaryBase BinaryOp = 128
 // The binary operations of this file.
 const (
 	Nextafter BinaryOp = restBinaryBase + iota // nextafter(x, y): the next float after x towards y, in the result's precision
+	Ldexp                                      // ldexp(x, e): x·2**e, the float dtype of x; e an integer (not uint64), as numpy's loops
 	restBinaryEnd
 )
 
-var restBinaryNames = [restBinaryEnd - restBinaryBase]string{"nextafter"}
+var restBinaryNames = [restBinaryEnd - restBinaryBase]string{"nextafter", "ldexp"}
 
 func restUnaryName(op UnaryOp) (string, bool) {
 	if op >= restUnaryBase && op < restUnaryEnd {
@@ -129,6 +130,17 @@ func restBinaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
 	}
 	if promote2(a, b).IsComplex() {
 		return Invalid, Invalid, &TypeError{Op: op.String(), DTypes: []DType{a, b}, Reason: "not supported for complex numbers"}
+	}
+	if op == Ldexp {
+		// numpy's loops take x as float16, float32 or float64 and e as
+		// int32 or int64: e of a float dtype or uint64 has none. The
+		// exponent is computed in x's float dtype (exact up to 2**24 in
+		// float32; larger exponents overflow or underflow any float alike).
+		if b.IsFloat() || b == Uint64 {
+			return Invalid, Invalid, &TypeError{Op: op.String(), DTypes: []DType{a, b}, Reason: "the exponent must be an integer of at most 64 signed bits"}
+		}
+		f := floatFor(a)
+		return f, f, nil
 	}
 	// Nextafter: the float loops only, the first both operands cast to
 	// safely (as Hypot).
@@ -341,6 +353,17 @@ func spacingK[T float](d, a []T) {
 // --------------------------------------------------------------- binary
 
 func restBinaryDispatch(op BinaryOp, dst, a, b *Array) {
+	if op == Ldexp {
+		switch a.dtype {
+		case Float32:
+			runBinary(ldexpK[float32], dst, a, b)
+		case Float64:
+			runBinary(ldexpK[float64], dst, a, b)
+		default:
+			panic("nd: no " + a.dtype.String() + " loop for " + op.String())
+		}
+		return
+	}
 	switch a.dtype {
 	case Float32:
 		runBinary(func(d, x, y []float32) {
@@ -364,5 +387,15 @@ func restBinaryDispatch(op BinaryOp, dst, a, b *Array) {
 		}, dst, a, b)
 	default:
 		panic("nd: no " + a.dtype.String() + " loop for " + op.String())
+	}
+}
+
+// ldexpK is x·2**e with one rounding (e, an integer held in T, clamped
+// to a range past which every result is 0 or ±Inf alike).
+func ldexpK[T float](d, x, e []T) {
+	x, e = x[:len(d)], e[:len(d)]
+	for i := range d {
+		n := max(-4000, min(4000, float64(e[i])))
+		d[i] = T(math.Ldexp(float64(x[i]), int(n)))
 	}
 }

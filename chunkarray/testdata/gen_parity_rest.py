@@ -70,6 +70,11 @@ for name, dt in [("i64b", np.int64), ("i32b", np.int32), ("i8b", np.int8)]:
     inp(name, J.astype(dt))
 inp("u8b", (np.abs(J) * 7).astype(np.uint8))
 inp("f32s", (np.arange(20) * 0.75 - 6).reshape(4, 5).astype(np.float32))
+LD = np.linspace(-3, 3, 20)
+LD[:8] = [5e-324, 1.5, -2.0, 1e308, nan, inf, -0.0, 2.5e-310]
+inp("f64s", LD.reshape(4, 5))
+inp("expo", np.array([1, -1075, -1074, 1, 5, -3, 7, 40, 2000, -2000, 2**40, -2**40, 0, 1, 2, 3, -1, -60, 60, 1023],
+                     dtype=np.int64).reshape(4, 5))
 inp("bool", (np.arange(20) % 3 == 0).reshape(4, 5))
 inp("boolb", (np.arange(20) % 2 == 0).reshape(4, 5))
 C = (np.sin(np.arange(20) * 0.7) * 1.7 + 1j * np.cos(np.arange(20) * 0.4) * 0.9).reshape(4, 5)
@@ -129,6 +134,20 @@ case("nextafter_f64_minf", ["f64"], lambda x: np.nextafter(x, -inf))
 case("divmod_q_i64_3", ["i64"], lambda x: np.divmod(x, 3)[0])
 case("divmod_r_f64_m1_5", ["f64"], lambda x: np.divmod(x, -1.5)[1])
 case("divmod_r_u8_256", ["u8"], lambda x: np.divmod(x, 256)[1])
+
+# ldexp: x's float dtype, an integer exponent
+case("ldexp_f64_i64", ["f64s", "expo"], np.ldexp)
+case("ldexp_f32_i64", ["f32s", "expo"], np.ldexp)
+case("ldexp_f32_i32", ["f32s", "i32b"], np.ldexp)
+case("ldexp_i64_i8", ["i64", "i8b"], np.ldexp)
+case("ldexp_i16_u16", ["i16", "u16"], np.ldexp)
+case("ldexp_f64_bool", ["f64s", "bool"], np.ldexp)
+case("ldexp_f64_u64", ["f64s", "u64"], np.ldexp)  # TypeError
+case("ldexp_f64_f32", ["f64s", "f32s"], np.ldexp)  # TypeError
+case("ldexp_c128_i64", ["c128", "i64"], np.ldexp)  # TypeError
+case("ldexp_f64_3", ["f64"], lambda x: np.ldexp(x, 3))
+case("ldexp_f32_2e40", ["f32"], lambda x: np.ldexp(x, 2**40))
+case("ldexp_2_i32", ["i32b"], lambda e: np.ldexp(2.0, e))
 
 # extract: condition and arr flattened
 case("extract_f64", ["f64"], lambda x: np.extract(x > 0.5, x))
