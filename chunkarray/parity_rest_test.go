@@ -49,6 +49,22 @@ var restExprs = map[string]confExpr{
 	"ldexp_f32_2e40": func(in []*Array) *Array { return Ldexp(in[0], int64(1)<<40) },
 	"ldexp_2_i32":    func(in []*Array) *Array { return Ldexp(2.0, in[0]) },
 
+	"moment_2_all": func(in []*Array) *Array { return Moment(in[0], 2, nil, ReduceOpts{}) },
+	"moment_3_ax0": func(in []*Array) *Array { return Moment(in[0], 3, []int{0}, ReduceOpts{SplitEvery: 2}) },
+	"moment_4_ax1_keep_ddof1": func(in []*Array) *Array {
+		return Moment(in[0], 4, []int{1}, ReduceOpts{Keepdims: true, Ddof: 1})
+	},
+	"moment_2_f32_ax1": func(in []*Array) *Array { return Moment(in[0], 2, []int{-1}, ReduceOpts{}) },
+	"moment_3_i64_ax0": func(in []*Array) *Array { return Moment(in[0], 3, []int{0}, ReduceOpts{}) },
+	"moment_2_bool":    func(in []*Array) *Array { return Moment(in[0], 2, nil, ReduceOpts{}) },
+	"moment_2_axes":    func(in []*Array) *Array { return Moment(in[0], 2, []int{0, 1}, ReduceOpts{}) },
+	"moment_0_ax1":     func(in []*Array) *Array { return Moment(in[0], 0, []int{1}, ReduceOpts{}) },
+	"moment_1_all":     func(in []*Array) *Array { return Moment(in[0], 1, nil, ReduceOpts{}) },
+	"moment_neg":       func(in []*Array) *Array { return Moment(in[0], -1, nil, ReduceOpts{}) },
+	"moment_c128":      func(in []*Array) *Array { return Moment(in[0], 2, nil, ReduceOpts{}) },
+	"moment_2_empty":   func(in []*Array) *Array { return Moment(in[0], 2, []int{0}, ReduceOpts{}) },
+	"moment_5_nan":     func(in []*Array) *Array { return Moment(in[0], 5, []int{1}, ReduceOpts{}) },
+
 	"extract_f64":       func(in []*Array) *Array { return Extract(in[0].Greater(0.5), in[0]) },
 	"extract_bool_c128": func(in []*Array) *Array { return Extract(in[0], in[1]) },
 	"extract_i64_cond": func(in []*Array) *Array {

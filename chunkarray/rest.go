@@ -2,6 +2,7 @@ package chunkarray
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tessera-go/tessera/nd"
 )
@@ -186,4 +187,59 @@ func Union1D(a, b any) *Array {
 		return y
 	}
 	return Concatenate([]*Array{x.Ravel(), y.Ravel()}, 0).Unique(UniqueOpts{}).Values
+}
+
+// Moment is da.moment: the order-th central moment of a over axes (nil:
+// all), the sum of (a - mean)**order divided by n - o.Ddof, n the count of
+// the reduced elements (o.Keepdims and o.SplitEvery as for Reduce; a
+// zero divisor gives Inf or NaN, as numpy's division). It is computed in
+// two passes, the mean (kept as an axis of length 1) then the sum of the
+// powers of the deviations, in the dtype numpy's var gives (float64 for
+// integers and bools, float32 for float32); Dask combines per-chunk
+// central moments instead, which agrees within rounding. Orders 0 and 1
+// are 1 and 0 by definition (float64, without Keepdims, as Dask's);
+// a negative order and complex arrays (whose result dtype Dask leaves
+// inconsistent) are errors.
+func Moment(a *Array, order int, axes []int, o ReduceOpts) *Array {
+	const name = "moment"
+	if err := a.Err(); err != nil {
+		return errArray(err)
+	}
+	if order < 0 {
+		return errorf(name, [][]int{a.shape}, "order must be an integer >= 0, not %d", order)
+	}
+	if a.dtype.IsComplex() {
+		return errorf(name, [][]int{a.shape}, "complex arrays are not supported")
+	}
+	if err := needKnown(name, a); err != nil {
+		return errArray(err)
+	}
+	so := ReduceOpts{SplitEvery: o.SplitEvery}
+	if order < 2 {
+		r := a.Reduce(nd.Sum, axes, so) // the reduced shape and chunks
+		if r.err != nil {
+			return r
+		}
+		return FullLike(r, 1-order, nd.Float64)
+	}
+	sum := a.Reduce(nd.Sum, axes, so)
+	if sum.err != nil {
+		return sum
+	}
+	n := a.Size() / max(1, sum.Size())
+	if sum.Size() == 0 { // an empty result: the count of one output element
+		n = 1
+		for i, s := range a.shape {
+			if axes == nil || slices.Contains(axes, i) || slices.Contains(axes, i-a.NDim()) {
+				n *= s
+			}
+		}
+	}
+	mu := a.Reduce(nd.Mean, axes, ReduceOpts{Keepdims: true, SplitEvery: o.SplitEvery})
+	d := a.Sub(mu)
+	if d.dtype != mu.dtype {
+		d = d.AsType(mu.dtype)
+	}
+	so.Keepdims = o.Keepdims
+	return d.Pow(order).Reduce(nd.Sum, axes, so).Div(float64(n - o.Ddof))
 }

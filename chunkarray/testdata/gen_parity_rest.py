@@ -149,6 +149,34 @@ case("ldexp_f64_3", ["f64"], lambda x: np.ldexp(x, 3))
 case("ldexp_f32_2e40", ["f32"], lambda x: np.ldexp(x, 2**40))
 case("ldexp_2_i32", ["i32b"], lambda e: np.ldexp(2.0, e))
 
+# moment (Dask's, not numpy's): the two-pass formula
+def moment(x, order, axis=None, keepdims=False, ddof=0):
+    if order < 0:
+        raise ValueError("Order must be an integer >= 0")
+    if np.iscomplexobj(x):
+        raise TypeError("complex")
+    if order < 2:
+        return np.full(np.sum(x, axis=axis).shape, float(1 - order))
+    n = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
+    mu = np.mean(x, axis=axis, keepdims=True)
+    return ((x - mu) ** order).sum(axis=axis, keepdims=keepdims) / (n - ddof)
+
+
+inp("f64fin", np.sin(t * 0.37).reshape(7, 9) * 3 + 1)
+case("moment_2_all", ["f64fin"], lambda x: moment(x, 2))
+case("moment_3_ax0", ["f64fin"], lambda x: moment(x, 3, axis=0))
+case("moment_4_ax1_keep_ddof1", ["f64fin"], lambda x: moment(x, 4, axis=1, keepdims=True, ddof=1))
+case("moment_2_f32_ax1", ["f32b"], lambda x: moment(x, 2, axis=1))
+case("moment_3_i64_ax0", ["i64"], lambda x: moment(x, 3, axis=0))
+case("moment_2_bool", ["bool"], lambda x: moment(x, 2))
+case("moment_2_axes", ["f64fin"], lambda x: moment(x, 2, axis=(0, 1)))
+case("moment_0_ax1", ["f64fin"], lambda x: moment(x, 0, axis=1))
+case("moment_1_all", ["i8"], lambda x: moment(x, 1))
+case("moment_neg", ["f64fin"], lambda x: moment(x, -1))
+case("moment_c128", ["c128"], lambda x: moment(x, 2))
+case("moment_2_empty", ["e0x4"], lambda x: moment(x, 2, axis=0))
+case("moment_5_nan", ["f64b"], lambda x: moment(x, 5, axis=1))
+
 # extract: condition and arr flattened
 case("extract_f64", ["f64"], lambda x: np.extract(x > 0.5, x))
 case("extract_bool_c128", ["bool", "c128"], np.extract)
