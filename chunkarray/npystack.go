@@ -213,3 +213,6 @@ func checkNPYStackInfo(file string, info npyStackInfo) error {
 	}
 	return nil
 }
+
+// Label names the write tasks in Visualize, as Dask's to-npy-stack.
+func (npyStackWriteP) Label() string { return "to-npy-stack" }
