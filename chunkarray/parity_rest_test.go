@@ -8,8 +8,11 @@ package chunkarray
 // JSON) and compared by compareGolden.
 
 import (
+	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
@@ -259,5 +262,78 @@ func BenchmarkRestKernels(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRestDTypes checks the result dtypes of the functions of rest.go for
+// every dtype and pair of dtypes against numpy's
+// (testdata/parity_rest/dtypes.json): the same dtype, an error where numpy
+// raises, and float32 where numpy computes in float16.
+func TestRestDTypes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(parityRestDir, "dtypes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Unary  map[string]map[string]string `json:"unary"`
+		Binary map[string]map[string]string `json:"binary"`
+	}
+	if err := json.Unmarshal(b, &table); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, want string, got *Array) {
+		t.Helper()
+		err := got.Err()
+		switch {
+		case want == "error":
+			if err == nil {
+				t.Errorf("%s: got %s; numpy raises", what, got.DType())
+			}
+		case err != nil:
+			t.Errorf("%s: %v; numpy gives %s", what, err, want)
+		case want == "float16" && got.DType() != nd.Float32, want != "float16" && got.DType().String() != want:
+			t.Errorf("%s: got %s, numpy gives %s", what, got.DType(), want)
+		}
+	}
+	arr := func(name string) *Array {
+		d, _, err := nd.ParseDType(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, _ := nd.Zeros(d, 2)
+		return FromNDArray(z, 1)
+	}
+	binary := map[string]func(a, b any) *Array{
+		"nextafter": Nextafter, "ldexp": Ldexp, "float_power": FloatPower,
+		"divmod": func(a, b any) *Array { q, _ := Divmod(a, b); return q },
+	}
+	n := 0
+	for name, row := range table.Unary {
+		op, err := nd.ParseUnaryOp(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dn, want := range row {
+			x := Unary(op, arr(dn))
+			if name == "positive" {
+				x = Positive(arr(dn))
+			}
+			check(name+"("+dn+")", want, x)
+			n++
+		}
+	}
+	for name, row := range table.Binary {
+		f, ok := binary[name]
+		if !ok {
+			t.Fatalf("no function for %s", name)
+		}
+		for pair, want := range row {
+			an, bn, _ := strings.Cut(pair, ",")
+			check(name+"("+pair+")", want, f(arr(an), arr(bn)))
+			n++
+		}
+	}
+	if n != 8*13+4*169 {
+		t.Fatalf("%d rows in dtypes.json", n)
 	}
 }

@@ -194,4 +194,25 @@ case("union1d_empty", ["e0x4", "v5i"], np.union1d)
 case("chain_sinc_i0", ["f64", "f64b"], lambda x, y: np.sinc(x * 0.3) + np.i0(y) * np.spacing(x))
 case("chain_modf_sum", ["f64b"], lambda x: (np.modf(x * 3)[0] * np.frexp(x)[1]).sum(axis=0))
 
-goldens.write(OUT, cases, inputs, skip_float16=True)
+# result dtypes for every dtype (pair): nd's names for the ops with one
+# output, an output's index for the others
+DT12 = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float32", "float64", "complex64", "complex128"]
+
+
+def rtype(fn, *dts):
+    try:
+        return np.asarray(fn(*[np.ones(2, dtype=d) for d in dts])).dtype.name
+    except Exception:
+        return "error"
+
+
+UNARY_FNS = {"positive": np.positive, "sinc": np.sinc, "i0": np.i0, "spacing": np.spacing,
+             "modf_fractional": lambda x: np.modf(x)[0], "modf_integral": lambda x: np.modf(x)[1],
+             "frexp_mantissa": lambda x: np.frexp(x)[0], "frexp_exponent": lambda x: np.frexp(x)[1]}
+BINARY_FNS = {"nextafter": np.nextafter, "ldexp": np.ldexp, "float_power": np.float_power,
+              "divmod": lambda a, b: np.divmod(a, b)[0]}
+table = {"unary": {op: {d: rtype(f, d) for d in DT12} for op, f in UNARY_FNS.items()},
+         "binary": {op: {f"{a},{b}": rtype(f, a, b) for a in DT12 for b in DT12} for op, f in BINARY_FNS.items()}}
+
+goldens.write(OUT, cases, inputs, sidecars={"dtypes.json": table}, sidecar_indent=0, skip_float16=True)
