@@ -114,3 +114,40 @@ func TestRestEdgeValues(t *testing.T) {
 		t.Errorf("nextafter float32: %v", rv)
 	}
 }
+
+// TestExpTopOfRange: exp near its overflow is finite as numpy's (the amd64
+// assembly of math.Exp gives +Inf from 709.437 on), within 2 ulps of
+// exp(700)·exp(x-700) computed in two steps the other way.
+func TestExpTopOfRange(t *testing.T) {
+	x, _ := FromSlice([]float64{709.5, 709.78, 709.7827, 709.79, 710, 500}, 6)
+	r, err := Unary(Exp, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := Values[float64](r)
+	for i, in := range []float64{709.5, 709.78, 709.7827, 709.79, 710, 500} {
+		want := math.Exp(700) * math.Exp(in-700)
+		if in < 709.7828 && (math.IsInf(v[i], 0) || math.Abs(v[i]-want) > 4e-16*want) {
+			t.Errorf("exp(%v) = %v, want %v", in, v[i], want)
+		}
+		if in > 709.79 && !math.IsInf(v[i], 1) {
+			t.Errorf("exp(%v) = %v, want +Inf", in, v[i])
+		}
+	}
+}
+
+func BenchmarkExpKernel(b *testing.B) {
+	vals := make([]float64, 1<<16)
+	for i := range vals {
+		vals[i] = math.Sin(float64(i)) * 50
+	}
+	x, _ := FromSlice(vals, len(vals))
+	dst, _ := Zeros(Float64, len(vals))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(vals) * 8))
+	for b.Loop() {
+		if err := UnaryInto(Exp, dst, x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
