@@ -97,7 +97,7 @@ func TestRestEdgeValues(t *testing.T) {
 	check("spacing", run(Spacing), []float64{nan, nan, -math.Nextafter(0.5, 1) + 0.5, nan, 5e-324, inf, -5e-324})
 	check("frexp m", run(FrexpMantissa), []float64{inf, -inf, -0.5, nan, 0, math.Nextafter(1, 0), -0.5})
 	check("i0", run(I0), []float64{nan, nan, 1.0634833707413234, nan, 1, inf, 1}) // numpy's values
-	check("sinc", run(Sinc), []float64{nan, nan, 2 / math.Pi, nan, 1, nan, 1}) // π·max overflows: sin(Inf)/Inf
+	check("sinc", run(Sinc), []float64{nan, nan, 2 / math.Pi, nan, 1, nan, 1})    // π·max overflows: sin(Inf)/Inf
 	e, _ := Unary(FrexpExponent, x)
 	ev, _ := Values[int32](e)
 	for i, w := range []int32{0, 0, 0, 0, 0, 1024, -1073} {
