@@ -303,3 +303,50 @@ func TestNPYStackInfoRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestNPYStackDaskGoldensCurrent checks that testdata/npystack_dask is
+// what gen_npystack_dask.py writes now (byte for byte); skipped without
+// /usr/bin/python3 and dask.
+func TestNPYStackDaskGoldensCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs python")
+	}
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import dask.array").Run(); err != nil {
+		t.Skipf("%s with dask is not available: %v", py, err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(py, filepath.Join("testdata", "gen_npystack_dask.py"))
+	cmd.Env = append(os.Environ(), "CONFORMANCE_OUT="+tmp)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	committed := filepath.Join("testdata", "npystack_dask")
+	n := 0
+	err := filepath.WalkDir(tmp, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(tmp, path)
+		fresh, _ := os.ReadFile(path)
+		old, err := os.ReadFile(filepath.Join(committed, rel))
+		if err != nil || string(old) != string(fresh) {
+			t.Errorf("%s/%s is not what gen_npystack_dask.py writes now (%v): regenerate", committed, rel, err)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := 0
+	_ = filepath.WalkDir(committed, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			m++
+		}
+		return nil
+	})
+	if n != m || n < 20 {
+		t.Errorf("the script writes %d files, %s holds %d", n, committed, m)
+	}
+}
