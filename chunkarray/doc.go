@@ -21,7 +21,9 @@
 //
 // Files: FromNPY, FromZarr and FromHDF5 read a block per task (FromHDF5
 // through nd/hdf5, which needs the hdf5 build tag and libhdf5); Store,
-// ToNPY and ToZarr write one.
+// ToNPY and ToZarr write one. ToNPYStack and FromNPYStack write and read
+// Dask's stacks of .npy files (one per block along an axis, and a pickled
+// info file), which Dask reads and writes too.
 //
 // # Operands
 //

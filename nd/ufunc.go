@@ -98,6 +98,9 @@ var ufuncBinaryNames = [ufuncBinaryEnd - ufuncBinaryBase]string{
 }
 
 func ufuncUnaryName(op UnaryOp) (string, bool) {
+	if op >= restUnaryBase {
+		return restUnaryName(op) // ufunc_rest.go
+	}
 	if op >= ufuncUnaryBase && op < ufuncUnaryEnd {
 		return ufuncUnaryNames[op-ufuncUnaryBase], true
 	}
@@ -105,6 +108,9 @@ func ufuncUnaryName(op UnaryOp) (string, bool) {
 }
 
 func ufuncBinaryName(op BinaryOp) (string, bool) {
+	if op >= restBinaryBase {
+		return restBinaryName(op) // ufunc_rest.go
+	}
 	if op >= ufuncBinaryBase && op < ufuncBinaryEnd {
 		return ufuncBinaryNames[op-ufuncBinaryBase], true
 	}
@@ -116,6 +122,9 @@ func parseUfuncUnary(name string) (UnaryOp, bool) {
 		if n == name {
 			return ufuncUnaryBase + UnaryOp(i), true
 		}
+	}
+	if op, ok := parseRestUnary(name); ok { // ufunc_rest.go
+		return op, true
 	}
 	switch name {
 	case "conj":
@@ -132,7 +141,7 @@ func parseUfuncBinary(name string) (BinaryOp, bool) {
 			return ufuncBinaryBase + BinaryOp(i), true
 		}
 	}
-	return 0, false
+	return parseRestBinary(name) // ufunc_rest.go
 }
 
 // linearUfunc reports whether numpy picks op's loop by its linear search
@@ -147,6 +156,9 @@ func linearUfunc(op BinaryOp) bool {
 }
 
 func ufuncUnaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
+	if op >= restUnaryBase {
+		return restUnaryTypes(op, a) // ufunc_rest.go
+	}
 	if op >= ufuncUnaryEnd {
 		return Invalid, Invalid, fmt.Errorf("nd: invalid UnaryOp %d", uint8(op))
 	}
@@ -201,6 +213,9 @@ func ufuncUnaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
 }
 
 func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
+	if op >= restBinaryBase {
+		return restBinaryTypes(op, a, b) // ufunc_rest.go
+	}
 	if op >= ufuncBinaryEnd {
 		return Invalid, Invalid, fmt.Errorf("nd: invalid BinaryOp %d", uint8(op))
 	}
@@ -257,6 +272,10 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
 // ---------------------------------------------------------------- unary
 
 func ufuncUnaryDispatch(op UnaryOp, dst, a *Array) {
+	if op >= restUnaryBase {
+		restUnaryDispatch(op, dst, a) // ufunc_rest.go
+		return
+	}
 	switch a.dtype {
 	case Bool:
 		boolUfuncUnary(op, dst, a)
@@ -737,6 +756,10 @@ func cexpm1(z complex128) complex128 {
 // --------------------------------------------------------------- binary
 
 func ufuncBinaryDispatch(op BinaryOp, dst, a, b *Array) {
+	if op >= restBinaryBase {
+		restBinaryDispatch(op, dst, a, b) // ufunc_rest.go
+		return
+	}
 	switch a.dtype {
 	case Bool:
 		switch op {
