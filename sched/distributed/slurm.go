@@ -299,8 +299,9 @@ func StartSlurmCluster(ctx context.Context, opts SlurmOptions) (_ *SlurmCluster,
 	return c, nil
 }
 
-// defaults checks o and fills in its defaults.
-func (o *SlurmOptions) defaults() error {
+// check reports the first option of o that is out of range or would
+// break the job script.
+func (o *SlurmOptions) check() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("distributed: SlurmOptions: "+format, a...)
 	}
@@ -315,6 +316,29 @@ func (o *SlurmOptions) defaults() error {
 		return bad("Memory %d or WorkerMemoryLimit %d is negative", o.Memory, o.WorkerMemoryLimit)
 	case o.Walltime < 0:
 		return bad("Walltime %v is negative", o.Walltime)
+	case o.JobName != "" && !slurmNameOK(o.JobName):
+		return bad("JobName %q: want letters, digits, '.', '_' and '-' only", o.JobName)
+	}
+	for what, v := range map[string]string{"Partition": o.Partition, "Account": o.Account} {
+		if strings.ContainsAny(v, " \t\r\n'\"\\$`") {
+			return bad("%s %q has blanks or shell characters", what, v)
+		}
+	}
+	for _, d := range o.Directives {
+		if d = strings.TrimSpace(d); d == "" || strings.ContainsAny(d, "\r\n") {
+			return bad("directive %q: want one option such as --gres=gpu:1", d)
+		}
+	}
+	return nil
+}
+
+// defaults checks o and fills in its defaults.
+func (o *SlurmOptions) defaults() error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("distributed: SlurmOptions: "+format, a...)
 	}
 	if o.WorkersPerJob == 0 {
 		o.WorkersPerJob = 1
@@ -327,19 +351,6 @@ func (o *SlurmOptions) defaults() error {
 	}
 	if o.JobName == "" {
 		o.JobName = "tessera"
-	}
-	if !slurmNameOK(o.JobName) {
-		return bad("JobName %q: want letters, digits, '.', '_' and '-' only", o.JobName)
-	}
-	for what, v := range map[string]string{"Partition": o.Partition, "Account": o.Account} {
-		if strings.ContainsAny(v, " \t\r\n'\"\\$`") {
-			return bad("%s %q has blanks or shell characters", what, v)
-		}
-	}
-	for _, d := range o.Directives {
-		if d = strings.TrimSpace(d); d == "" || strings.ContainsAny(d, "\r\n") {
-			return bad("directive %q: want one option such as --gres=gpu:1", d)
-		}
 	}
 	if len(o.WorkerCommand) == 0 {
 		exe, err := os.Executable()
