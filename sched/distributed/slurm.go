@@ -418,6 +418,10 @@ func (c *SlurmCluster) makeDir() error {
 	if err != nil {
 		return fmt.Errorf("distributed: slurm: Dir: %w", err)
 	}
+	if strings.ContainsAny(abs, " \t\r\n") {
+		// #SBATCH --output takes no quotes.
+		return fmt.Errorf("distributed: slurm: Dir %q: a path with blanks cannot be written in #SBATCH lines", abs)
+	}
 	c.dir = abs
 	if err := os.MkdirAll(filepath.Join(abs, "logs"), 0o700); err != nil {
 		return fmt.Errorf("distributed: slurm: %w", err)
@@ -642,6 +646,14 @@ func (c *SlurmCluster) Scale(ctx context.Context, n int) error {
 	}
 	c.scaleMu.Lock()
 	defer c.scaleMu.Unlock()
+	// Learn which jobs have ended (a time limit reached, a node lost), so
+	// that they are replaced, and which have workers, so that queued jobs
+	// go first. A job that failed before its workers joined is dropped
+	// here like any ended one.
+	var je *SlurmJobError
+	if err := c.refresh(ctx); err != nil && !errors.As(err, &je) {
+		return err
+	}
 	want := (n + c.opts.WorkersPerJob - 1) / c.opts.WorkersPerJob
 	c.mu.Lock()
 	if c.closed {
@@ -789,7 +801,9 @@ func (c *SlurmCluster) refresh(ctx context.Context) error {
 			continue // submitted since
 		}
 		s, listed := q[j.id]
-		j.state, j.reason = s.state, s.reason
+		if listed {
+			j.state, j.reason = s.state, s.reason
+		}
 		if !listed || slurmFinal[s.state] {
 			j.gone = true
 			if !j.joined && failed == nil {

@@ -327,6 +327,60 @@ func TestSlurmFake(t *testing.T) {
 	}
 }
 
+// TestSlurmFakeJobOfTwo: jobs of two workers each, one of which ends by
+// itself (as at its time limit); Scale to the same number replaces it.
+func TestSlurmFakeJobOfTwo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	fake := fakeSlurm(t)
+	ctx := context.Background()
+	o := fakeSlurmOptions(t)
+	o.Workers, o.WorkersPerJob, o.Cores, o.JobName = 3, 2, 4, "pair"
+	c, err := StartSlurmCluster(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Three workers take two jobs, which start four.
+	waitWorkerCount(t, c.Server(), 4)
+	names := map[string]int{}
+	for _, w := range c.Server().Status().Workers {
+		names[w.Name] = w.Threads
+	}
+	for _, n := range []string{"pair-100-0", "pair-100-1", "pair-101-0", "pair-101-1"} {
+		if names[n] != 2 {
+			t.Errorf("worker %s: threads %d (workers %v); want it with 4 cores / 2 workers = 2 threads", n, names[n], names)
+		}
+	}
+	// Job 101 ends without the cluster asking.
+	if out, err := exec.Command("scancel", "101").CombinedOutput(); err != nil {
+		t.Fatalf("scancel 101: %v: %s", err, out)
+	}
+	waitWorkerCount(t, c.Server(), 2)
+	if err := c.Scale(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitForWorkers(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if sb := logLines(t, fake, "sbatch"); len(sb) != 3 {
+		t.Errorf("sbatch calls %q; want a third for the replacement", sb)
+	}
+	var ids []string
+	for _, j := range c.Jobs() {
+		ids = append(ids, j.ID)
+	}
+	if strings.Join(ids, ",") != "100,102" {
+		t.Errorf("jobs %v; want 100 and its replacement 102", ids)
+	}
+	g, root := schedtest.AddTree(64)
+	got, err := c.Get(ctx, g, []graph.Key{root})
+	if err != nil || got[0] != 64*65/2 {
+		t.Fatalf("Get = %v, %v; want %d", got, err, 64*65/2)
+	}
+}
+
 // TestSlurmFakeErrors: sbatch failing, a job whose worker cannot start,
 // a job that stays pending past the deadline, and no Slurm at all each
 // give an error that says which.
