@@ -21,8 +21,8 @@ export PATH="$PATH:/usr/sbin:/sbin"
 
 node_state() { timeout 10 sinfo --noheader --Node --format=%t 2>/dev/null | head -1; }
 
-if [ "$(node_state)" = idle ]; then
-  echo "slurm-up: a Slurm with an idle node is already running"
+if [ "$(node_state)" = idle ] && [ "$(timeout 60 srun --nodes=1 --ntasks=1 --time=1 echo slurm-ok 2>/dev/null)" = slurm-ok ]; then
+  echo "slurm-up: a Slurm with an idle node is already running, and runs jobs"
   exit 0
 fi
 
@@ -109,7 +109,14 @@ start_slurmd || fail "slurmd did not start; $(tail -5 /var/log/slurm/slurmd.log 
 for i in $(seq 60); do
   st=$(node_state)
   case "$st" in
-    idle) echo "slurm-up: node $host idle ($cpus CPUs, ${mem_mb} MB) after ${i}s"; exit 0 ;;
+    idle)
+      # A node that looks idle may still fail to launch jobs (slurmstepd,
+      # munge between the daemons): run one before saying yes.
+      if out=$(timeout 60 srun --nodes=1 --ntasks=1 --time=1 echo slurm-ok 2>&1) && [ "$out" = slurm-ok ]; then
+        echo "slurm-up: node $host idle ($cpus CPUs, ${mem_mb} MB) after ${i}s; a test job ran"
+        exit 0
+      fi
+      fail "node $host is idle but a test job failed: $out" ;;
     down*|drain*|drng*|unk*|"") [ $((i % 10)) = 5 ] && scontrol update NodeName="$host" State=RESUME >/dev/null 2>&1 ;;
   esac
   sleep 1
