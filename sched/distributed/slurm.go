@@ -896,6 +896,10 @@ func (c *SlurmCluster) waitError(n int, cause error) error {
 // the scheduler and removes the directory StartSlurmCluster made (a Dir
 // given in SlurmOptions stays).
 func (c *SlurmCluster) Close() error {
+	// A Scale under way finishes first (its commands are bounded), so that
+	// no job it submits escapes the scancel below.
+	c.scaleMu.Lock()
+	defer c.scaleMu.Unlock()
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
