@@ -123,10 +123,11 @@ type SlurmOptions struct {
 	// node-local disk).
 	SpillDir string
 	// Dir is the directory of the job script, the job logs (logs/) and,
-	// when generated, the certificates (tls/) and the token (token). It
-	// must be on a filesystem the compute nodes see. Default a new
-	// directory under $HOME/.tessera/slurm, removed by Close; a given Dir
-	// is made if missing (mode 0700) and left in place.
+	// when generated, the certificates (tls/) and the token (token), which
+	// replace those of an earlier cluster in the same Dir. It must be on a
+	// filesystem the compute nodes see. Default a new directory under
+	// $HOME/.tessera/slurm, removed by Close; a given Dir is made if
+	// missing (mode 0700) and left in place.
 	Dir string
 	// Security of the scheduler, workers and client; CertSecurity(dir,
 	// token) is enough when dir holds GenerateCerts' role files, which
@@ -436,6 +437,11 @@ func (c *SlurmCluster) security() (Security, error) {
 	sec := c.opts.Security
 	if sec == (Security{}) && !c.opts.Insecure {
 		tlsDir := filepath.Join(c.dir, "tls")
+		// A Dir used before holds the certificates of an earlier
+		// cluster: each cluster has its own.
+		if err := os.RemoveAll(tlsDir); err != nil {
+			return Security{}, fmt.Errorf("distributed: slurm: %w", err)
+		}
 		if err := GenerateCerts(tlsDir, []string{c.opts.SchedulerHost}, 30*24*time.Hour); err != nil {
 			return Security{}, err
 		}
