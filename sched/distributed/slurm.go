@@ -269,7 +269,7 @@ func StartSlurmCluster(ctx context.Context, opts SlurmOptions) (_ *SlurmCluster,
 	if c.server, err = NewServer(so); err != nil {
 		return nil, err
 	}
-	_, port, err := net.SplitHostPort(c.server.Addr())
+	listenHost, port, err := net.SplitHostPort(c.server.Addr())
 	if err != nil {
 		return nil, fmt.Errorf("distributed: slurm: the scheduler's address %q: %w", c.server.Addr(), err)
 	}
@@ -292,9 +292,14 @@ func StartSlurmCluster(ctx context.Context, opts SlurmOptions) (_ *SlurmCluster,
 	if err := c.WaitForWorkers(ctx, opts.Workers); err != nil {
 		return nil, err
 	}
-	// The client dials the scheduler on loopback: the advertised host may
-	// be an interface that this machine does not route to itself.
-	if c.client, err = Connect(ctx, net.JoinHostPort("127.0.0.1", port), ClientOptions{Security: c.clientSec}); err != nil {
+	// The client dials the scheduler on loopback when it listens on every
+	// interface: the advertised host may be an interface that this machine
+	// does not route to itself.
+	local := listenHost
+	if ip := net.ParseIP(listenHost); listenHost == "" || ip != nil && ip.IsUnspecified() {
+		local = "127.0.0.1"
+	}
+	if c.client, err = Connect(ctx, net.JoinHostPort(local, port), ClientOptions{Security: c.clientSec}); err != nil {
 		return nil, err
 	}
 	return c, nil
