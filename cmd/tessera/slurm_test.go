@@ -3,8 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/tessera-go/tessera/chunkarray"
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/sched/distributed"
 )
 
 // TestSlurmCommand: help, a bad flag, and a machine without Slurm, where
@@ -46,5 +56,97 @@ func TestSlurmCommand(t *testing.T) {
 				t.Errorf("the script starts no worker:\n%s", out.String())
 			}
 		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer that one goroutine writes while another
+// reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSlurmCommandReal runs `tessera slurm -workers 2` on the real Slurm
+// that .ci/slurm-up.sh starts (TESSERA_SLURM=1), connects a second client
+// the way the command's output says, computes a chunked sum on the
+// workers, then interrupts the command: it exits 0 and squeue lists none
+// of its jobs.
+func TestSlurmCommandReal(t *testing.T) {
+	if os.Getenv("TESSERA_SLURM") == "" {
+		t.Skip("skipping the real-Slurm test: TESSERA_SLURM is not set (.ci/run sets it once .ci/slurm-up.sh has a one-node Slurm running)")
+	}
+	if out, err := exec.Command("sinfo", "--noheader").CombinedOutput(); err != nil {
+		t.Skipf("skipping the real-Slurm test: sinfo fails (%v): %s", err, strings.TrimSpace(string(out)))
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"slurm", "-workers", "2", "-cores", "1", "-time", "10m", "-job-name", "tessera-cli",
+			"-dir", dir, "-start-timeout", "2m"}, &out, &errb)
+	}()
+	deadline := time.Now().Add(3 * time.Minute)
+	for !strings.Contains(out.String(), "serving until interrupted") {
+		select {
+		case code := <-done:
+			t.Fatalf("tessera slurm exited %d before serving:\n%s\n%s", code, out.String(), errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tessera slurm did not start within 3 minutes:\n%s\n%s", out.String(), errb.String())
+		}
+	}
+	m := regexp.MustCompile(`jobs (\d+),(\d+) joined the scheduler at (\S+)\n`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no jobs and address in the output:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "TESSERA_TLS_DIR="+filepath.Join(dir, "tls")) {
+		t.Errorf("the output does not say how clients connect:\n%s", out.String())
+	}
+	token, err := os.ReadFile(filepath.Join(dir, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := distributed.Connect(ctx, m[3], distributed.ClientOptions{
+		Security: distributed.CertSecurity(filepath.Join(dir, "tls"), strings.TrimSpace(string(token))),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10000
+	s, err := chunkarray.Arange(0, n, 1, nd.Int64, n/10).Sum().Compute(ctx, chunkarray.WithScheduler(c))
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := nd.Values[int64](s); err != nil || len(got) != 1 || got[0] != n*(n-1)/2 {
+		t.Errorf("sum = %v, %v; want %d", got, err, n*(n-1)/2)
+	}
+	cancel() // Ctrl-C
+	if code := <-done; code != 0 {
+		t.Errorf("tessera slurm exited %d after the interrupt:\n%s", code, errb.String())
+	}
+	q, err := exec.Command("squeue", "--noheader", "--format=%i").CombinedOutput()
+	if err != nil {
+		t.Fatalf("squeue: %v: %s", err, q)
+	}
+	for _, id := range strings.Fields(string(q)) {
+		if id == m[1] || id == m[2] {
+			t.Errorf("squeue still lists job %s", id)
+		}
 	}
 }
