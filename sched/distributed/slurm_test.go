@@ -317,12 +317,21 @@ func TestSlurmFake(t *testing.T) {
 	if sc := logLines(t, fake, "scancel"); len(sc) != 2 || sc[1] != "100" {
 		t.Errorf("scancel calls %q; want the second to cancel 100", sc)
 	}
-	// Every job's shell is gone.
+	// Every job's shell ends (Close waited for 100's; 101 and 102 were
+	// cancelled earlier and their shells end once their workers have).
+	deadline := time.Now().Add(30 * time.Second)
 	for _, id := range []string{"100", "101", "102"} {
 		b, _ := os.ReadFile(filepath.Join(fake, "job-"+id+".pid"))
-		st, _ := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat")
-		if f := strings.Fields(string(st)); len(f) > 2 && f[2] != "Z" {
-			t.Errorf("job %s (pid %s) still runs after Close", id, strings.TrimSpace(string(b)))
+		for {
+			st, _ := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat")
+			if f := strings.Fields(string(st)); len(f) < 3 || f[2] == "Z" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("job %s (pid %s) still runs 30 s after Close", id, strings.TrimSpace(string(b)))
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 }
