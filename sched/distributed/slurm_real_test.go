@@ -22,8 +22,8 @@ var slurmAdd = delayed.Fn2("slurmtest.add", func(a, b int64) int64 { return a + 
 // TestSlurmReal runs a SlurmCluster on a real Slurm: two jobs of one
 // worker each, submitted with sbatch to the local cluster that
 // .ci/slurm-up.sh starts (TESSERA_SLURM=1 says it is up), a delayed tree
-// and a chunked sum computed on them, then Close, after which squeue
-// lists none of the cluster's jobs.
+// and a chunked sum computed on them, Scale down to one worker and the sum
+// again, then Close, after which squeue lists none of the cluster's jobs.
 func TestSlurmReal(t *testing.T) {
 	if os.Getenv("TESSERA_SLURM") == "" {
 		t.Skip("skipping the real-Slurm test: TESSERA_SLURM is not set (.ci/run sets it once .ci/slurm-up.sh has a one-node Slurm running)")
@@ -82,6 +82,26 @@ func TestSlurmReal(t *testing.T) {
 	}
 	if got, err := nd.Values[int64](s); err != nil || len(got) != 1 || got[0] != n*(n-1)/2 {
 		t.Errorf("chunked sum = %v, %v; want %d", got, err, n*(n-1)/2)
+	}
+
+	// Down to one worker: the newest job is cancelled, and the sum runs
+	// again on the worker left.
+	if err := c.Scale(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(c.Server().Status().Workers) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d workers 2 minutes after Scale(1), want 1", len(c.Server().Status().Workers))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := c.Jobs(); len(left) != 1 || left[0].ID != jobs[0].ID {
+		t.Errorf("jobs after Scale(1): %+v; want the first, %s", left, jobs[0].ID)
+	}
+	s, err = x.Sum().Compute(ctx, chunkarray.WithScheduler(c))
+	if got, verr := nd.Values[int64](s); err != nil || verr != nil || len(got) != 1 || got[0] != n*(n-1)/2 {
+		t.Errorf("chunked sum on one worker = %v, %v, %v; want %d", got, err, verr, n*(n-1)/2)
 	}
 
 	closed = true
