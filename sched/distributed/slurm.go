@@ -689,7 +689,7 @@ func (c *SlurmCluster) Scale(ctx context.Context, n int) error {
 		fmt.Fprintf(c.out, "tessera: submitted slurm job %s\n", id)
 	}
 	if len(victims) > 0 {
-		if _, err := c.command(ctx, "scancel", victims...); err != nil {
+		if err := c.scancel(ctx, victims); err != nil {
 			return err
 		}
 		c.mu.Lock()
@@ -753,6 +753,25 @@ func (c *SlurmCluster) command(ctx context.Context, name string, args ...string)
 		return stdout.String(), &SlurmError{Command: append([]string{name}, args...), Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	return stdout.String(), nil
+}
+
+// scancel cancels jobs. A job that ended meanwhile (its time limit, a
+// failure) is no error, though some versions of scancel exit 1 for it.
+func (c *SlurmCluster) scancel(ctx context.Context, ids []string) error {
+	_, err := c.command(ctx, "scancel", ids...)
+	var se *SlurmError
+	if errors.As(err, &se) && se.Stderr != "" && ctx.Err() == nil {
+		ended := true
+		for _, line := range strings.Split(se.Stderr, "\n") {
+			if !strings.Contains(line, "Invalid job id") && !strings.Contains(line, "already completing or completed") {
+				ended = false
+			}
+		}
+		if ended {
+			return nil
+		}
+	}
+	return err
 }
 
 // slurmQueued is one line of squeue.
@@ -929,7 +948,7 @@ func (c *SlurmCluster) Close() error {
 	}
 	if len(ids) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if _, err := c.command(ctx, "scancel", ids...); err != nil {
+		if err := c.scancel(ctx, ids); err != nil {
 			errs = append(errs, err)
 		} else if err := c.waitGone(ctx, ids); err != nil {
 			errs = append(errs, err)

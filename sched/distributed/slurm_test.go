@@ -129,7 +129,8 @@ func TestSlurmHelpers(t *testing.T) {
 // (SLURM_JOB_ID set, output where its --output says), squeue reports a
 // job RUNNING while its shell lives, scancel sends SIGTERM to the job's
 // process group. FAKE_SBATCH_FAIL makes sbatch fail as for a bad account;
-// FAKE_SBATCH_PENDING leaves jobs pending for ever. Every call is logged
+// FAKE_SBATCH_PENDING leaves jobs pending for ever; FAKE_SCANCEL_FAIL
+// makes scancel fail as for another user's job. Every call is logged
 // in CALL.log in the returned directory.
 func fakeSlurm(t *testing.T) string {
 	t.Helper()
@@ -187,12 +188,24 @@ if [ $found = 0 ]; then echo "slurm_load_jobs error: Invalid job id specified" >
 		"scancel": `#!/bin/sh
 D=$(dirname "$0")
 echo "$@" >>"$D/scancel.log"
+if [ -n "$FAKE_SCANCEL_FAIL" ]; then
+  echo "scancel: error: Kill job error on job id $1: Access/permission denied" >&2
+  exit 1
+fi
+# As some versions do, fail for jobs that have ended.
+st=0
+for id in "$@"; do
+  if [ -f "$D/job-$id.cancelled" ]; then
+    echo "scancel: error: Kill job error on job id $id: Job/step already completing or completed" >&2
+    st=1
+  fi
+done
 for id in "$@"; do
   rm -f "$D/job-$id.pending"
   touch "$D/job-$id.cancelled"
   [ -f "$D/job-$id.pid" ] && kill -TERM "-$(cat "$D/job-$id.pid")" 2>/dev/null
 done
-exit 0
+exit $st
 `,
 	}
 	for name, body := range scripts {
@@ -450,4 +463,24 @@ func TestSlurmFakeErrors(t *testing.T) {
 			t.Fatalf("err = %v; want exec.ErrNotFound naming sbatch", err)
 		}
 	})
+}
+
+// TestSlurmScancel: scancel failing for jobs that have already ended is
+// no error; failing for another reason is a *SlurmError.
+func TestSlurmScancel(t *testing.T) {
+	fake := fakeSlurm(t)
+	os.WriteFile(filepath.Join(fake, "job-7.cancelled"), nil, 0o644)
+	c := &SlurmCluster{}
+	if err := c.scancel(context.Background(), []string{"7"}); err != nil {
+		t.Errorf("scancel of an ended job: %v; want nil", err)
+	}
+	t.Setenv("FAKE_SCANCEL_FAIL", "1")
+	err := c.scancel(context.Background(), []string{"8"})
+	var se *SlurmError
+	if !errors.As(err, &se) || se.Command[0] != "scancel" || !strings.Contains(se.Stderr, "permission denied") {
+		t.Errorf("scancel refused: %v; want a *SlurmError quoting its stderr", err)
+	}
+	if sc := logLines(t, fake, "scancel"); len(sc) != 2 {
+		t.Errorf("scancel calls %q; want 2", sc)
+	}
 }
