@@ -660,8 +660,9 @@ func fileTail(path string, max int64) string {
 
 // WaitForWorkers waits until at least n workers are connected to the
 // scheduler. It fails early, with a *SlurmJobError, when a job ends
-// before any of its workers joined, and when ctx is done, with the states
-// squeue gives for the jobs (PENDING (Resources), ...).
+// before any of its workers joined, and with ErrNoSlurmJob when no job is
+// left to bring more; and when ctx is done, with the states squeue gives
+// for the jobs (PENDING (Resources), ...).
 func (c *SlurmCluster) WaitForWorkers(ctx context.Context, n int) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -679,6 +680,9 @@ func (c *SlurmCluster) WaitForWorkers(ctx context.Context, n int) error {
 				}
 				return err
 			}
+			if c.liveJobs() == 0 && len(c.server.Status().Workers) < n {
+				return c.waitError(n, ErrNoSlurmJob)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -686,6 +690,24 @@ func (c *SlurmCluster) WaitForWorkers(ctx context.Context, n int) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// ErrNoSlurmJob is the cause of the error of WaitForWorkers when no job of
+// the cluster is queued or running: none was submitted (Scale), or all
+// have ended.
+var ErrNoSlurmJob = errors.New("no slurm job of the cluster is queued or running")
+
+// liveJobs counts the jobs not known to have ended.
+func (c *SlurmCluster) liveJobs() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, j := range c.jobs {
+		if !j.gone {
+			n++
+		}
+	}
+	return n
 }
 
 // waitError says how many workers joined and what squeue last said of

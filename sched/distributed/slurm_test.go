@@ -401,6 +401,17 @@ func TestSlurmFakeJobOfTwo(t *testing.T) {
 	if err != nil || got[0] != 64*65/2 {
 		t.Fatalf("Get = %v, %v; want %d", got, err, 64*65/2)
 	}
+	// Waiting for more workers than the jobs bring, once every job has
+	// ended, fails at once rather than at the deadline.
+	if out, err := exec.Command("scancel", "100", "102").CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v: %s", err, out)
+	}
+	waitWorkerCount(t, c.Server(), 0)
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := c.WaitForWorkers(wctx, 1); !errors.Is(err, ErrNoSlurmJob) {
+		t.Errorf("WaitForWorkers with every job ended: %v; want ErrNoSlurmJob", err)
+	}
 }
 
 // TestSlurmFakeErrors: sbatch failing, a job whose worker cannot start,
