@@ -456,10 +456,25 @@ func TestSlurmFakeErrors(t *testing.T) {
 		fake := fakeSlurm(t)
 		t.Setenv("FAKE_SBATCH_PENDING", "1")
 		o := fakeSlurmOptions(t)
-		o.Workers, o.StartTimeout = 1, 500*time.Millisecond
-		_, err := StartSlurmCluster(ctx, o)
+		c, err := StartSlurmCluster(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Scale(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		// squeue's answer is known before the deadline, however short.
+		if err := c.refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		err = c.WaitForWorkers(wctx, 1)
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "0 of 1 workers") || !strings.Contains(err.Error(), "100 PENDING (Resources)") {
 			t.Fatalf("err = %v; want the deadline, 0 of 1 workers and job 100 PENDING (Resources)", err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
 		}
 		if sc := logLines(t, fake, "scancel"); len(sc) != 1 || sc[0] != "100" {
 			t.Errorf("scancel calls %q; want one of 100", sc)
