@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -509,4 +510,24 @@ func TestSlurmScancel(t *testing.T) {
 	if sc := logLines(t, fake, "scancel"); len(sc) != 2 {
 		t.Errorf("scancel calls %q; want 2", sc)
 	}
+}
+
+// FuzzSlurmOutput: whatever sbatch and squeue print, parsing neither
+// panics nor returns an id that is not a number.
+func FuzzSlurmOutput(f *testing.F) {
+	for _, s := range []string{"12\n", "77;c2\n", "", "x", "12 RUNNING None\n13 PENDING Resources", ";;\n\n", "1;", "\n1\n2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if id, err := parseSbatchID(s); err == nil {
+			if _, perr := strconv.ParseUint(id, 10, 64); perr != nil {
+				t.Errorf("parseSbatchID(%q) = %q, not a number", s, id)
+			}
+		}
+		for id, q := range parseSqueue(s) {
+			if id == "" || strings.ContainsAny(id, " \t\n") || strings.ContainsAny(q.state, " \t\n") {
+				t.Errorf("parseSqueue(%q): id %q state %q", s, id, q.state)
+			}
+		}
+	})
 }
