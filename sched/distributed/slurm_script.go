@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// The options of a SlurmCluster and the job script they make: pure
-// functions of SlurmOptions, tested against a golden file.
+// The options of a SlurmCluster, checked and completed, and the job script
+// they make: slurmScript is a pure function of its parameters, tested
+// against a golden file (testdata/slurm_job.golden).
 
 // check reports the first option of o that is out of range or would
 // break the job script.
