@@ -51,6 +51,14 @@ import (
 // itself with the argument "tessera-worker" (MaybeWorker), so that the
 // ops a program registered exist on its workers; the binary must then lie
 // on a filesystem the compute nodes see.
+//
+// Rejected designs: one job array (sbatch --array) for all workers, which
+// Slurm queues and reports as a unit, so that scaling down means
+// cancelling array tasks by index and scaling up a second array; and
+// passing the worker's settings in environment variables, as
+// StartCluster does, which sites that set SBATCH_EXPORT=NONE strip
+// before the job starts. The script holds every setting as a flag, and
+// each job is on its own in squeue and scancel.
 type SlurmCluster struct {
 	opts   SlurmOptions
 	server *Server
