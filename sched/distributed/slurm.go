@@ -75,9 +75,10 @@ type SlurmCluster struct {
 
 	scaleMu sync.Mutex // one Scale at a time
 
-	mu     sync.Mutex
-	jobs   []*slurmJob // live jobs, in submission order
-	closed bool
+	mu        sync.Mutex
+	jobs      []*slurmJob // live jobs, in submission order
+	cancelled []string    // jobs Scale cancelled, which Close waits for too
+	closed    bool
 }
 
 var _ sched.Scheduler = (*SlurmCluster)(nil)
@@ -485,6 +486,7 @@ func (c *SlurmCluster) Scale(ctx context.Context, n int) error {
 		}
 		c.mu.Lock()
 		c.jobs = slices.DeleteFunc(c.jobs, func(j *slurmJob) bool { return slices.Contains(victims, j.id) })
+		c.cancelled = append(c.cancelled, victims...)
 		c.mu.Unlock()
 		fmt.Fprintf(c.out, "tessera: cancelled slurm jobs %s\n", strings.Join(victims, ","))
 	}
@@ -608,14 +610,20 @@ func (c *SlurmCluster) refresh(ctx context.Context) error {
 	for _, j := range c.jobs {
 		ids = append(ids, j.id)
 	}
+	asked := append(slices.Clone(ids), c.cancelled...)
 	c.mu.Unlock()
-	q, err := c.squeue(ctx, ids)
+	q, err := c.squeue(ctx, asked)
 	if err != nil {
 		return err
 	}
 	c.noteJoined()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// Cancelled jobs are forgotten once they have ended.
+	c.cancelled = slices.DeleteFunc(c.cancelled, func(id string) bool {
+		s, listed := q[id]
+		return slices.Contains(asked, id) && (!listed || slurmFinal[s.state] && s.state != "COMPLETING")
+	})
 	var failed *slurmJob
 	for _, j := range c.jobs {
 		if !slices.Contains(ids, j.id) {
@@ -735,7 +743,8 @@ func (c *SlurmCluster) waitError(n int, cause error) error {
 }
 
 // Close closes the client, cancels the cluster's jobs with scancel and
-// waits (at most a minute) until squeue no longer lists them, then stops
+// waits (at most a minute) until squeue shows them, and those Scale
+// cancelled before, ended, then stops
 // the scheduler and removes the directory StartSlurmCluster made (a Dir
 // given in SlurmOptions stays).
 func (c *SlurmCluster) Close() error {
@@ -753,17 +762,23 @@ func (c *SlurmCluster) Close() error {
 	for _, j := range c.jobs {
 		ids = append(ids, j.id)
 	}
-	c.jobs = nil
+	cancelled := c.cancelled
+	c.jobs, c.cancelled = nil, nil
 	c.mu.Unlock()
 	var errs []error
 	if c.client != nil {
 		c.client.Close()
 	}
-	if len(ids) > 0 {
+	if len(ids)+len(cancelled) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if err := c.scancel(ctx, ids); err != nil {
-			errs = append(errs, err)
-		} else if err := c.waitGone(ctx, ids); err != nil {
+		var err error
+		if len(ids) > 0 {
+			err = c.scancel(ctx, ids)
+		}
+		if err == nil {
+			err = c.waitGone(ctx, append(ids, cancelled...))
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 		cancel()
