@@ -423,7 +423,11 @@ func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 						j.ended = true
 						close(j.quit)
 					}
-					s.retire(j)
+					if err == io.EOF {
+						s.retire(j) // a clean end: held outputs stay
+					} else {
+						s.dropJob(j)
+					}
 				})
 				return
 			}
