@@ -275,13 +275,10 @@ func (c *Client) submit(ctx context.Context, fn any, argLists [][]any, opts []Su
 			return []*Future{c.failedFuture("", fmt.Errorf("distributed: submit %s: a delayed value takes no arguments", f.Key()))}
 		}
 		vg, err := f.Graph()
-		if err == nil {
-			err = g.Merge(vg)
-		}
 		if err != nil {
 			return []*Future{c.failedFuture(f.Key(), err)}
 		}
-		keys = []graph.Key{f.Key()}
+		return c.submitGraph(ctx, vg, []graph.Key{f.Key()}, cfg)
 	case graph.Op:
 		for i, al := range argLists {
 			k, nd, fs, err := c.taskNode(f, al, cfg)
@@ -305,19 +302,78 @@ func (c *Client) submit(ctx context.Context, fn any, argLists [][]any, opts []Su
 	default:
 		return []*Future{c.failedFuture("", fmt.Errorf("distributed: submit: %T is neither a graph.Op nor a delayed value", fn))}
 	}
-	// Futures: existing keys share their state; new ones form the job.
+	fs := c.start(ctx, g, keys, args, cfg)
+	ki := 0
+	for i := range out {
+		if out[i] == nil {
+			out[i] = fs[ki]
+			ki++
+		}
+	}
+	return out
+}
+
+// submitGraph starts a job computing keys of g, held: the Futures of
+// keys, in order. Futures among g's nodes (held stand-ins) are its
+// arguments.
+func (c *Client) submitGraph(ctx context.Context, g *graph.Graph, keys []graph.Key, cfg submitConfig) []*Future {
+	var args []*Future
+	for i := range g.Len() {
+		if nd := g.At(i); isHeld(nd) {
+			op := nd.Op.(*heldOp)
+			if op.f.c != c {
+				err := fmt.Errorf("distributed: %s is a Future of another client", g.Key(i))
+				out := make([]*Future, len(keys))
+				for x, k := range keys {
+					out[x] = c.failedFuture(k, err)
+				}
+				return out
+			}
+			args = append(args, op.f)
+		}
+	}
+	return c.start(ctx, g, keys, args, cfg)
+}
+
+// Persist computes keys of g on the cluster and returns nodes standing
+// for their values, which stay on the workers (sched.Persister): a graph
+// given to this client later reads them there, and the values are
+// released when the nodes (and any Futures of the keys) are unreachable,
+// or the client closes.
+func (c *Client) Persist(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]graph.Node, error) {
+	fs := c.submitGraph(ctx, g, keys, submitConfig{retries: c.opts.Retries})
+	if err := c.Wait(ctx, fs...); err != nil {
+		for _, f := range fs {
+			f.Release()
+		}
+		return nil, err
+	}
+	nodes := make([]graph.Node, len(fs))
+	for i, f := range fs {
+		if err := f.Err(); err != nil {
+			for _, f := range fs {
+				f.Release()
+			}
+			return nil, err
+		}
+		nodes[i] = f.Node()
+	}
+	return nodes, nil
+}
+
+var _ sched.Persister = (*Client)(nil)
+
+// start makes the Futures of keys (computed by g): existing keys share
+// their state; new ones form one job, started in the background.
+func (c *Client) start(ctx context.Context, g *graph.Graph, keys []graph.Key, args []*Future, cfg submitConfig) []*Future {
+	out := make([]*Future, len(keys))
 	c.fmu.Lock()
 	if c.futs == nil {
 		c.futs = map[graph.Key]*futState{}
 	}
 	j := &futJob{}
 	var want []graph.Key
-	byKey := map[graph.Key]*Future{}
-	for _, k := range keys {
-		if f, ok := byKey[k]; ok {
-			byKey[k] = c.newFutureLocked(f.st)
-			continue
-		}
+	for i, k := range keys {
 		st, ok := c.futs[k]
 		if !ok {
 			st = &futState{key: k, done: make(chan struct{}), started: make(chan struct{}), job: j}
@@ -325,17 +381,9 @@ func (c *Client) submit(ctx context.Context, fn any, argLists [][]any, opts []Su
 			j.states = append(j.states, st)
 			want = append(want, k)
 		}
-		byKey[k] = c.newFutureLocked(st)
+		out[i] = c.newFutureLocked(st)
 	}
 	c.fmu.Unlock()
-	ki := 0
-	for i := range out {
-		if out[i] != nil {
-			continue
-		}
-		out[i] = byKey[keys[ki]]
-		ki++
-	}
 	if len(want) == 0 {
 		return out
 	}
