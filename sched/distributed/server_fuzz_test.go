@@ -80,14 +80,14 @@ func newSimServer(allowedFailures int) *simServer {
 	opts := schedulerDefaults(SchedulerOptions{Logger: slog.New(el), AllowedFailures: allowedFailures})
 	return &simServer{
 		s: &Server{
-			opts:    opts,
-			log:     opts.Logger,
-			done:    make(chan struct{}),
-			byID:    []*srvWorker{nil},
+			opts:     opts,
+			log:      opts.Logger,
+			done:     make(chan struct{}),
+			byID:     []*srvWorker{nil},
 			jobs:     make(map[uint64]*srvJob),
 			sessions: make(map[string]*srvSession),
 			roots:    make(map[string]*rootQueue),
-			started: time.Now(),
+			started:  time.Now(),
 		},
 		log:       el,
 		now:       time.Now(),
