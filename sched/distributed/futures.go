@@ -66,6 +66,7 @@ type futState struct {
 // futJob is the job computing some keys.
 type futJob struct {
 	states []*futState
+	live   int // states with Futures; guarded by Client.fmu
 	cancel context.CancelFunc
 	over   bool // the job ended; its surviving keys are held (or failed)
 }
@@ -145,6 +146,9 @@ func (f *Future) Cancel() {
 
 // newFuture returns a Future of st, counted.
 func (c *Client) newFutureLocked(st *futState) *Future {
+	if st.refs == 0 && st.job != nil {
+		st.job.live++
+	}
 	st.refs++
 	f := &Future{c: c, st: st}
 	runtime.AddCleanup(f, func(st *futState) {
@@ -169,18 +173,16 @@ func (c *Client) unref(st *futState) {
 	if j == nil {
 		return
 	}
+	j.live--
 	if j.over {
 		c.releaseKeys(st.key)
 		return
 	}
 	// The job runs: cancel it when none of its keys is wanted any more;
 	// when it ends otherwise, it releases the keys released meanwhile.
-	for _, x := range j.states {
-		if x.refs > 0 {
-			return
-		}
+	if j.live == 0 {
+		j.cancel()
 	}
-	j.cancel()
 }
 
 // finishLocked closes st.done once and calls its watchers.
@@ -519,13 +521,15 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 		}
 		c.fmu.Unlock()
 	}
+	byKey := make(map[graph.Key]*futState, len(fj.states))
+	for _, st := range fj.states {
+		byKey[st.key] = st
+	}
 	j.onReady = func(t int32) {
 		k := j.g.Key(int(j.byPrio[t]))
 		c.fmu.Lock()
-		for _, st := range fj.states {
-			if st.key == k {
-				c.finishLocked(st)
-			}
+		if st := byKey[k]; st != nil {
+			c.finishLocked(st)
 		}
 		c.fmu.Unlock()
 	}

@@ -345,10 +345,56 @@ func (ss *simServer) check(t testing.TB, after func() string) {
 	}
 }
 
+// checkSessions checks what sessions hold: every held key's source is a
+// task of a listed job, under that key, which holds it; every job's count
+// of held outputs is right; a retired job holds something, or a live
+// job's linked task still needs one of its values.
+func checkSessions(s *Server) error {
+	for id, sess := range s.sessions {
+		if sess.gone {
+			return fmt.Errorf("session %s is gone but listed", id)
+		}
+		for k, ref := range sess.held {
+			switch {
+			case ref.j.over || s.jobs[ref.j.id] != ref.j:
+				return fmt.Errorf("session %s holds %q of job %d, which is over", id, k, ref.j.id)
+			case ref.j.key(ref.i) != k:
+				return fmt.Errorf("session %s holds %q as task %q of job %d", id, k, ref.j.key(ref.i), ref.j.id)
+			case ref.j.hold == nil || !ref.j.hold[ref.i]:
+				return fmt.Errorf("session %s holds %q, but job %d does not hold it", id, k, ref.j.id)
+			}
+		}
+	}
+	for _, j := range s.jobs {
+		n := 0
+		for _, h := range j.hold {
+			if h {
+				n++
+			}
+		}
+		if n != j.nhold {
+			return fmt.Errorf("job %d holds %d outputs, its count says %d", j.id, n, j.nhold)
+		}
+		if j.retired && n == 0 {
+			needed := false
+			for t := range j.linkedBy {
+				needed = needed || s.linkNeeded(j, t)
+			}
+			if !needed {
+				return fmt.Errorf("retired job %d holds nothing and no link needs it, but is listed", j.id)
+			}
+		}
+	}
+	return nil
+}
+
 // checkServer checks the scheduler's invariants; s.mu must be held. It
 // recomputes from the tasks' states what the scheduler keeps as counters
 // and lists, and reports the first difference.
 func checkServer(s *Server) error {
+	if err := checkSessions(s); err != nil {
+		return err
+	}
 	if len(s.score) != len(s.live) {
 		return fmt.Errorf("%d scores for %d live workers", len(s.score), len(s.live))
 	}

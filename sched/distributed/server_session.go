@@ -123,8 +123,9 @@ func (s *Server) releaseHeld(sess *srvSession, k string) {
 		return
 	}
 	delete(sess.held, k)
-	if ref.j.hold != nil {
+	if ref.j.hold != nil && ref.j.hold[ref.i] {
 		ref.j.hold[ref.i] = false
+		ref.j.nhold--
 	}
 	s.sourceCheck(ref)
 }
@@ -155,7 +156,10 @@ func (s *Server) startSession(j *srvJob, run *pb.Run) bool {
 			if h < 0 || h >= n || !j.isOut[h] {
 				return bad(-1, "held index %d is not an output of the job", h)
 			}
-			j.hold[h] = true
+			if !j.hold[h] {
+				j.hold[h] = true
+				j.nhold++
+			}
 		}
 	}
 	for _, h := range j.heldDefs {
@@ -186,9 +190,16 @@ func (s *Server) startSession(j *srvJob, run *pb.Run) bool {
 		}
 	}
 	for i, h := range j.hold {
-		if _, linked := j.link[int32(i)]; h && !linked {
-			j.sess.held[j.key(int32(i))] = taskRef{j, int32(i)}
+		if !h {
+			continue
 		}
+		if _, linked := j.link[int32(i)]; linked {
+			// Held already, by its source.
+			j.hold[i] = false
+			j.nhold--
+			continue
+		}
+		j.sess.held[j.key(int32(i))] = taskRef{j, int32(i)}
 	}
 	return true
 }
@@ -352,13 +363,8 @@ func (s *Server) retire(j *srvJob) {
 // retireCheck drops retired j when it holds nothing and no live link
 // needs any of its values.
 func (s *Server) retireCheck(j *srvJob) {
-	if j.over || !j.retired {
+	if j.over || !j.retired || j.nhold > 0 {
 		return
-	}
-	for t, h := range j.hold {
-		if h || s.linkNeeded(j, int32(t)) {
-			return
-		}
 	}
 	for t := range j.linkedBy {
 		if s.linkNeeded(j, t) {

@@ -189,6 +189,7 @@ type srvJob struct {
 	// Sessions (server_session.go).
 	sess     *srvSession
 	hold     []bool              // outputs held for the session; nil when none
+	nhold    int                 // true entries of hold
 	heldDefs []int32             // tasks the client marked held
 	link     map[int32]taskRef   // tasks whose value is another job's (a held key)
 	linkedBy map[int32][]taskRef // other jobs' tasks linked to this one's
