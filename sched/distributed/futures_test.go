@@ -331,3 +331,68 @@ func TestFuturesSharedRunningKey(t *testing.T) {
 	waitStored(t, c, 0)
 	waitJobs(t, c, 0)
 }
+
+// Held values lost with a worker are recomputed from lineage by the job
+// that computed them (retired since), and a later job using them waits
+// for them: every value comes back right.
+//
+//	ys[i] = inc(i), i < 20, held on two workers; one worker killed
+//	zs[i] = inc(ys[i])     (a later job on the held values)
+func TestFuturesLostWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	c := startCluster(t, ClusterOptions{Workers: 2, ThreadsPerWorker: 2, Quiet: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl := c.Client()
+	args := make([][]any, 20)
+	for i := range args {
+		args[i] = []any{i}
+	}
+	ys := cl.Map(ctx, schedtest.Inc, args)
+	if err := cl.Wait(ctx, ys...); err != nil {
+		t.Fatal(err)
+	}
+	waitStored(t, c, 20)
+	perWorker := map[int32]int64{}
+	for _, w := range c.Server().Status().Workers {
+		perWorker[w.ID] = w.StoredKeys
+	}
+	if len(perWorker) != 2 || perWorker[1] == 0 || perWorker[2] == 0 {
+		t.Logf("held per worker: %v (the test wants both to hold some)", perWorker)
+	}
+	if err := c.Workers()[0].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	zs := cl.Map(ctx, schedtest.Inc, func() [][]any {
+		out := make([][]any, len(ys))
+		for i, y := range ys {
+			out[i] = []any{y}
+		}
+		return out
+	}())
+	vals, err := cl.Gather(ctx, zs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vals {
+		if v != i+2 {
+			t.Errorf("zs[%d] = %v, want %d", i, v, i+2)
+		}
+	}
+	yv, err := cl.Gather(ctx, ys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range yv {
+		if v != i+1 {
+			t.Errorf("ys[%d] = %v, want %d", i, v, i+1)
+		}
+	}
+	for _, f := range append(ys, zs...) {
+		f.Release()
+	}
+	waitStored(t, c, 0)
+	waitJobs(t, c, 0)
+}
