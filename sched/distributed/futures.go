@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tessera-go/tessera/graph"
@@ -47,9 +47,10 @@ var ErrJobFailed = errors.New("distributed: the future's job failed")
 // Future is a value computed on the cluster and held there for this
 // client. Its methods are safe for concurrent use.
 type Future struct {
-	c    *Client
-	st   *futState
-	once sync.Once
+	c        *Client
+	st       *futState
+	released atomic.Bool
+	cleanup  runtime.Cleanup // releases an unreachable Future; stopped by Release
 }
 
 // futState is what the Futures of one key share.
@@ -125,8 +126,37 @@ func (f *Future) Node() graph.Node { return graph.Task(&heldOp{f: f}) }
 
 // Release drops this Future's reference; the value is released on the
 // cluster when no Future of its key is left. Releasing twice is a no-op.
-func (f *Future) Release() {
-	f.once.Do(func() { f.c.unref(f.st) })
+func (f *Future) Release() { f.c.Release(f) }
+
+// Release drops the references of fs (Future.Release), telling the
+// scheduler about the keys released in one message.
+func (c *Client) Release(fs ...*Future) {
+	var keys []graph.Key
+	var cancels []context.CancelFunc
+	c.fmu.Lock()
+	for _, f := range fs {
+		if f.c != c || !f.released.CompareAndSwap(false, true) {
+			continue
+		}
+		f.cleanup.Stop()
+		if f.st.job == nil && f.st.refs == 0 {
+			continue // a Future that failed before it was counted
+		}
+		release, cancel := c.unrefLocked(f.st)
+		if release {
+			keys = append(keys, f.st.key)
+		}
+		if cancel != nil {
+			cancels = append(cancels, cancel)
+		}
+	}
+	c.fmu.Unlock()
+	if len(keys) > 0 {
+		c.releaseKeys(keys...)
+	}
+	for _, cancel := range cancels {
+		cancel()
+	}
 }
 
 // Cancel makes every Future of this key fail with ErrCancelled, unless
@@ -151,38 +181,45 @@ func (c *Client) newFutureLocked(st *futState) *Future {
 	}
 	st.refs++
 	f := &Future{c: c, st: st}
-	runtime.AddCleanup(f, func(st *futState) {
+	f.cleanup = runtime.AddCleanup(f, func(st *futState) {
 		// The Future became unreachable without Release.
-		c.unref(st)
+		c.fmu.Lock()
+		release, cancel := c.unrefLocked(st)
+		c.fmu.Unlock()
+		if release {
+			c.releaseKeys(st.key)
+		}
+		if cancel != nil {
+			cancel()
+		}
 	}, st)
 	return f
 }
 
-// unref drops one reference of st.
-func (c *Client) unref(st *futState) {
-	c.fmu.Lock()
-	defer c.fmu.Unlock()
+// unrefLocked drops one reference of st. It returns whether the key is
+// to be released on the session now, and the job to cancel, if any: a
+// running job is cancelled when none of its keys is wanted any more, and
+// when it ends otherwise, it releases the keys released meanwhile.
+func (c *Client) unrefLocked(st *futState) (release bool, cancel context.CancelFunc) {
 	st.refs--
 	if st.refs > 0 {
-		return
+		return false, nil
 	}
 	if c.futs[st.key] == st {
 		delete(c.futs, st.key)
 	}
 	j := st.job
 	if j == nil {
-		return
+		return false, nil
 	}
 	j.live--
 	if j.over {
-		c.releaseKeys(st.key)
-		return
+		return st.err == nil, nil
 	}
-	// The job runs: cancel it when none of its keys is wanted any more;
-	// when it ends otherwise, it releases the keys released meanwhile.
 	if j.live == 0 {
-		j.cancel()
+		return false, j.cancel
 	}
+	return false, nil
 }
 
 // finishLocked closes st.done once and calls its watchers.

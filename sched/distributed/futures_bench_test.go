@@ -60,9 +60,7 @@ func BenchmarkMap(b *testing.B) {
 		if vals[n-1] != round*n+n {
 			b.Fatalf("last = %v, want %d", vals[n-1], round*n+n)
 		}
-		for _, f := range fs {
-			f.Release()
-		}
+		cl.Release(fs...)
 		round++
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/n, "µs/task")
