@@ -757,8 +757,9 @@ func (c *Client) AsCompleted(fs ...*Future) <-chan *Future {
 // Scatter puts values on the cluster and returns their Futures once they
 // are held there. Each value travels in its task's node (through the
 // scheduler, which does not decode it), so it must be encodable by the
-// value codec (graph.EncodeValue).
-func (c *Client) Scatter(ctx context.Context, values ...any) ([]*Future, error) {
+// value codec (graph.EncodeValue). With broadcast, every live worker is
+// then asked for a copy (Replicate).
+func (c *Client) Scatter(ctx context.Context, values []any, broadcast bool) ([]*Future, error) {
 	args := make([][]any, len(values))
 	for i, v := range values {
 		args[i] = []any{v}
@@ -772,7 +773,41 @@ func (c *Client) Scatter(ctx context.Context, values ...any) ([]*Future, error) 
 			return fs, err
 		}
 	}
+	if broadcast {
+		return fs, c.Replicate(ctx, fs...)
+	}
 	return fs, nil
+}
+
+// Replicate asks every live worker to keep a copy of the values of fs
+// (Dask's client.replicate), once they are held: tasks needing them then
+// read them where they run. The workers fetch the copies from the
+// holders in the background; Replicate returns once the scheduler is
+// asked.
+func (c *Client) Replicate(ctx context.Context, fs ...*Future) error {
+	if err := c.Wait(ctx, fs...); err != nil {
+		return err
+	}
+	m := &pb.SessionMessage{}
+	for _, f := range fs {
+		if f.c != c {
+			return fmt.Errorf("distributed: replicate: %s is a Future of another client", f.st.key)
+		}
+		if err := f.Err(); err != nil {
+			return err
+		}
+		m.Replicate = append(m.Replicate, string(f.st.key))
+	}
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	if c.sess == nil {
+		return fmt.Errorf("%w: the client's session ended; its values are gone", ErrSchedulerLost)
+	}
+	if err := c.sess.stream.Send(m); err != nil {
+		return c.lost(err)
+	}
+	runtime.KeepAlive(fs)
+	return nil
 }
 
 // scatterOp returns its argument: the task of a scattered value.

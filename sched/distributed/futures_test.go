@@ -234,7 +234,7 @@ func TestFuturesDisconnect(t *testing.T) {
 				t.Fatal(err)
 			}
 			vals := []any{1.5, "two", []float64{3, 4}}
-			fs, err := cl.Scatter(ctx, vals...)
+			fs, err := cl.Scatter(ctx, vals, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,6 +250,11 @@ func TestFuturesDisconnect(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitStored(t, c, 4)
+			// Broadcast: every worker gets a copy of each scattered value.
+			if err := cl.Replicate(ctx, fs...); err != nil {
+				t.Fatal(err)
+			}
+			waitStored(t, c, 4+3)
 			runtime.KeepAlive(fs) // unreachable Futures are released
 			runtime.KeepAlive(sq)
 			cl.Close() // no Release: the session's end releases

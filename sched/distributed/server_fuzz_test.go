@@ -49,6 +49,7 @@ type simServer struct {
 type simSession struct {
 	w      *srvWorker
 	specs  []*pb.TaskSpec // Compute received, not yet reported
+	reps   []*pb.Dep      // Replicate received, not yet reported
 	steals []simSteal     // Steal requests received, not yet answered
 	lost   []string       // LostPeers received
 }
@@ -196,13 +197,18 @@ func (ss *simServer) session(t testing.TB, f *fuzzReader) func() string {
 		return func() string { return fmt.Sprintf("session %s ends", sess.id) }
 	}
 	k := f.key()
-	ss.do(t, func() string { return "a release" }, func() {
+	replicate := f.n(4) == 0
+	ss.do(t, func() string { return "a release or replicate" }, func() {
 		if held := slices.Sorted(maps.Keys(sess.held)); len(held) > 0 && f.n(4) > 0 {
 			k = held[f.n(len(held))]
 		}
-		ss.s.releaseHeld(sess, k)
+		if replicate {
+			ss.s.replicateHeld(sess, k)
+		} else {
+			ss.s.releaseHeld(sess, k)
+		}
 	})
-	return func() string { return fmt.Sprintf("session %s releases %q", sess.id, k) }
+	return func() string { return fmt.Sprintf("session %s releases %q (or replicates: %v)", sess.id, k, replicate) }
 }
 
 // sessionJob makes a job of a client session now and then: run names a
@@ -273,6 +279,7 @@ func (ss *simServer) drain() error {
 			}
 		}
 		sess.specs = append(sess.specs, m.Compute...)
+		sess.reps = append(sess.reps, m.Replicate...)
 		sess.lost = append(sess.lost, m.LostPeers...)
 		for _, r := range m.Steal {
 			sess.steals = append(sess.steals, simSteal{ref: r})
@@ -759,6 +766,13 @@ func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMe
 	m := &pb.WorkerMessage{}
 	if f.n(4) == 0 {
 		m.Heartbeat = &pb.Heartbeat{}
+	}
+	// Copies asked for (a broadcast), reported now and then.
+	if len(sess.reps) > 0 && f.n(2) == 0 {
+		for _, d := range sess.reps {
+			m.Replicas = append(m.Replicas, &pb.Replica{Job: d.Job, Key: d.Key, Nbytes: d.Nbytes})
+		}
+		sess.reps = nil
 	}
 	for range 1 + f.n(3) {
 		spec, k := ss.ref(f, sess)

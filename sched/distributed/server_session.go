@@ -91,10 +91,13 @@ func (svc *schedService) Session(stream pb.Scheduler_SessionServer) error {
 		if err != nil {
 			return nil
 		}
-		if len(m.Release) > maxSessionRelease {
-			return status.Errorf(codes.InvalidArgument, "tessera: %d keys released in one message, more than %d", len(m.Release), maxSessionRelease)
+		if len(m.Release)+len(m.Replicate) > maxSessionRelease {
+			return status.Errorf(codes.InvalidArgument, "tessera: %d keys released or replicated in one message, more than %d", len(m.Release)+len(m.Replicate), maxSessionRelease)
 		}
-		s.locked("a session's release", func() {
+		s.locked("a session's message", func() {
+			for _, k := range m.Replicate {
+				s.replicateHeld(sess, k)
+			}
 			for _, k := range m.Release {
 				s.releaseHeld(sess, k)
 			}
@@ -128,6 +131,32 @@ func (s *Server) releaseHeld(sess *srvSession, k string) {
 		ref.j.nhold--
 	}
 	s.sourceCheck(ref)
+}
+
+// replicateHeld asks every live worker that does not hold key k (held by
+// sess, in memory) to fetch a copy and keep it (a broadcast); each copy
+// counts as a holder once the worker reports it (replica). Keys not held,
+// or not in memory yet, are ignored.
+func (s *Server) replicateHeld(sess *srvSession, k string) {
+	ref, ok := sess.held[k]
+	if !ok {
+		return
+	}
+	j, t := ref.j, ref.i
+	if j.over || j.state[t] != tsMemory {
+		return
+	}
+	dep := &pb.Dep{Key: j.key(t), Addresses: s.addrsOf(j, t), Nbytes: j.nbytes[t], Job: j.id}
+	for _, w := range s.live {
+		if j.holds(t, w.id) || slices.Contains(j.copies[t], w.id) {
+			continue
+		}
+		if j.copies == nil {
+			j.copies = map[int32][]int32{}
+		}
+		j.copies[t] = append(j.copies[t], w.id)
+		w.wout().Replicate = append(w.wout().Replicate, dep)
+	}
 }
 
 // startSession links j to its session at start: validates the session,

@@ -194,6 +194,7 @@ type srvJob struct {
 	link     map[int32]taskRef   // tasks whose value is another job's (a held key)
 	linkedBy map[int32][]taskRef // other jobs' tasks linked to this one's
 	retired  bool                // the client's stream ended; kept for held values
+	copies   map[int32][]int32   // workers asked to replicate a held value, until they report it
 	failure  *pb.JobError        // the error that ended the job, if any
 }
 
@@ -846,8 +847,18 @@ func (s *Server) replica(w *srvWorker, r *pb.Replica) {
 	if j == nil {
 		return // the job is over: the worker dropped it with cancel_jobs
 	}
+	asked := false
+	if c := j.copies[t]; len(c) > 0 {
+		if k := slices.Index(c, w.id); k >= 0 {
+			asked = true
+			j.copies[t] = slices.Delete(c, k, k+1)
+			if len(j.copies[t]) == 0 {
+				delete(j.copies, t)
+			}
+		}
+	}
 	if j.state[t] == tsMemory && (j.need[t] > 0 || j.isOut[t]) {
-		if s.runsConsumer(j, t, w) {
+		if asked || s.runsConsumer(j, t, w) {
 			j.addHolder(t, w.id)
 			return
 		}

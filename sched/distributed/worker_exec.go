@@ -111,6 +111,51 @@ func (w *Worker) handle(m *pb.SchedulerMessage) {
 			w.data.dropPeer(a)
 		}
 	}
+	if len(m.Replicate) > 0 {
+		w.wg.Add(1)
+		go w.replicate(m.Replicate)
+	}
+}
+
+// replicate fetches the values ds (a broadcast a client asked for), keeps
+// them and reports them as replicas; a value whose job was cancelled
+// meanwhile is dropped again. A value no address serves is not kept: the
+// scheduler then never counts this worker as its holder. Bounded by the
+// worker's life and 10 minutes.
+func (w *Worker) replicate(ds []*pb.Dep) {
+	defer w.wg.Done()
+	ctx, cancel := context.WithTimeout(w.life, 10*time.Minute)
+	defer cancel()
+	for _, d := range ds {
+		if d.Job == 0 || w.store.has(d.Job, d.Key) {
+			continue
+		}
+		for _, a := range d.Addresses {
+			if a == w.addr {
+				continue
+			}
+			var v any
+			got := false
+			err := w.data.fetchEach(ctx, a, d.Job, []string{d.Key}, func(_ int, x any, ok bool) { v, got = x, ok })
+			if err != nil || !got {
+				continue
+			}
+			w.fetched.Add(1)
+			n := w.store.put(d.Job, d.Key, v)
+			w.mu.Lock()
+			live := !w.gone[d.Job] && !w.stopping
+			if live {
+				w.out.Replicas = append(w.out.Replicas, &pb.Replica{Job: d.Job, Key: d.Key, Nbytes: n})
+			}
+			w.mu.Unlock()
+			if live {
+				w.signal()
+			} else {
+				w.store.release(d.Job, d.Key)
+			}
+			break
+		}
+	}
 }
 
 // enqueueLocked queues spec and reports whether a runner should look. A

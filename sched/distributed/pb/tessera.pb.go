@@ -454,7 +454,11 @@ type SchedulerMessage struct {
 	// Data addresses of workers the scheduler lost (silent, frozen, gone):
 	// fetches from them are abandoned at once (the task reports MissingDep)
 	// instead of waiting for the connection's keepalive or the idle bound.
-	LostPeers     []string `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"`
+	LostPeers []string `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"`
+	// Fetch these values (Dep.job is the job they are stored under) from
+	// the addresses given, keep them, and report each as a Replica: copies
+	// a client asked for on every worker (a broadcast).
+	Replicate     []*Dep `protobuf:"bytes,7,rep,name=replicate,proto3" json:"replicate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -527,6 +531,13 @@ func (x *SchedulerMessage) GetCancelJobs() []uint64 {
 func (x *SchedulerMessage) GetLostPeers() []string {
 	if x != nil {
 		return x.LostPeers
+	}
+	return nil
+}
+
+func (x *SchedulerMessage) GetReplicate() []*Dep {
+	if x != nil {
+		return x.Replicate
 	}
 	return nil
 }
@@ -1841,7 +1852,8 @@ func (x *ClientEvent) GetLostPeers() []string {
 // SessionMessage is what a client sends on its session.
 type SessionMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Release       []string               `protobuf:"bytes,1,rep,name=release,proto3" json:"release,omitempty"` // keys the client no longer holds
+	Release       []string               `protobuf:"bytes,1,rep,name=release,proto3" json:"release,omitempty"`     // keys the client no longer holds
+	Replicate     []string               `protobuf:"bytes,2,rep,name=replicate,proto3" json:"replicate,omitempty"` // held keys to copy to every live worker
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1879,6 +1891,13 @@ func (*SessionMessage) Descriptor() ([]byte, []int) {
 func (x *SessionMessage) GetRelease() []string {
 	if x != nil {
 		return x.Release
+	}
+	return nil
+}
+
+func (x *SessionMessage) GetReplicate() []string {
+	if x != nil {
+		return x.Replicate
 	}
 	return nil
 }
@@ -2086,7 +2105,7 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\",\n" +
 	"\x06KeyRef\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\xb9\x02\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\xf4\x02\n" +
 	"\x10SchedulerMessage\x129\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1f.tessera.distributed.v1.WelcomeR\awelcome\x12:\n" +
 	"\acompute\x18\x02 \x03(\v2 .tessera.distributed.v1.TaskSpecR\acompute\x124\n" +
@@ -2095,7 +2114,8 @@ const file_tessera_proto_rawDesc = "" +
 	"\vcancel_jobs\x18\x05 \x03(\x04R\n" +
 	"cancelJobs\x12\x1d\n" +
 	"\n" +
-	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"\xa8\x01\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\x129\n" +
+	"\treplicate\x18\a \x03(\v2\x1b.tessera.distributed.v1.DepR\treplicate\"\xa8\x01\n" +
 	"\bTaskDone\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
@@ -2217,9 +2237,10 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\v2 .tessera.distributed.v1.JobErrorR\x05error\x12<\n" +
 	"\aworkers\x18\x05 \x03(\v2\".tessera.distributed.v1.WorkerInfoR\aworkers\x12\x1d\n" +
 	"\n" +
-	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"*\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"H\n" +
 	"\x0eSessionMessage\x12\x18\n" +
-	"\arelease\x18\x01 \x03(\tR\arelease\"(\n" +
+	"\arelease\x18\x01 \x03(\tR\arelease\x12\x1c\n" +
+	"\treplicate\x18\x02 \x03(\tR\treplicate\"(\n" +
 	"\fSessionEvent\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\"4\n" +
 	"\fFetchRequest\x12\x10\n" +
@@ -2292,37 +2313,38 @@ var file_tessera_proto_depIdxs = []int32{
 	4,  // 4: tessera.distributed.v1.SchedulerMessage.compute:type_name -> tessera.distributed.v1.TaskSpec
 	5,  // 5: tessera.distributed.v1.SchedulerMessage.steal:type_name -> tessera.distributed.v1.KeyRef
 	5,  // 6: tessera.distributed.v1.SchedulerMessage.release:type_name -> tessera.distributed.v1.KeyRef
-	8,  // 7: tessera.distributed.v1.TaskFailed.failure:type_name -> tessera.distributed.v1.Failure
-	1,  // 8: tessera.distributed.v1.WorkerMessage.register:type_name -> tessera.distributed.v1.Register
-	7,  // 9: tessera.distributed.v1.WorkerMessage.done:type_name -> tessera.distributed.v1.TaskDone
-	9,  // 10: tessera.distributed.v1.WorkerMessage.failed:type_name -> tessera.distributed.v1.TaskFailed
-	10, // 11: tessera.distributed.v1.WorkerMessage.missing:type_name -> tessera.distributed.v1.MissingDep
-	11, // 12: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
-	12, // 13: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
-	13, // 14: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
-	30, // 15: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
-	15, // 16: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
-	16, // 17: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
-	17, // 18: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
-	0,  // 19: tessera.distributed.v1.JobError.kind:type_name -> tessera.distributed.v1.JobError.Kind
-	8,  // 20: tessera.distributed.v1.JobError.failure:type_name -> tessera.distributed.v1.Failure
-	19, // 21: tessera.distributed.v1.ClientEvent.events:type_name -> tessera.distributed.v1.TaskEvent
-	20, // 22: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
-	21, // 23: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
-	22, // 24: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
-	14, // 25: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
-	18, // 26: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
-	24, // 27: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
-	26, // 28: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
-	6,  // 29: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
-	23, // 30: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
-	25, // 31: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
-	27, // 32: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
-	29, // [29:33] is the sub-list for method output_type
-	25, // [25:29] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	3,  // 7: tessera.distributed.v1.SchedulerMessage.replicate:type_name -> tessera.distributed.v1.Dep
+	8,  // 8: tessera.distributed.v1.TaskFailed.failure:type_name -> tessera.distributed.v1.Failure
+	1,  // 9: tessera.distributed.v1.WorkerMessage.register:type_name -> tessera.distributed.v1.Register
+	7,  // 10: tessera.distributed.v1.WorkerMessage.done:type_name -> tessera.distributed.v1.TaskDone
+	9,  // 11: tessera.distributed.v1.WorkerMessage.failed:type_name -> tessera.distributed.v1.TaskFailed
+	10, // 12: tessera.distributed.v1.WorkerMessage.missing:type_name -> tessera.distributed.v1.MissingDep
+	11, // 13: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
+	12, // 14: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
+	13, // 15: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
+	30, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
+	15, // 17: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
+	16, // 18: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
+	17, // 19: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
+	0,  // 20: tessera.distributed.v1.JobError.kind:type_name -> tessera.distributed.v1.JobError.Kind
+	8,  // 21: tessera.distributed.v1.JobError.failure:type_name -> tessera.distributed.v1.Failure
+	19, // 22: tessera.distributed.v1.ClientEvent.events:type_name -> tessera.distributed.v1.TaskEvent
+	20, // 23: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
+	21, // 24: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
+	22, // 25: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
+	14, // 26: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
+	18, // 27: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
+	24, // 28: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
+	26, // 29: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
+	6,  // 30: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
+	23, // 31: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
+	25, // 32: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
+	27, // 33: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
+	30, // [30:34] is the sub-list for method output_type
+	26, // [26:30] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_tessera_proto_init() }
