@@ -69,7 +69,10 @@
 // On the client, Submit, Map and Scatter return Futures; a Future counts
 // one reference to its key, and the key is released when its last Future
 // is released (Release, Cancel) or becomes unreachable
-// (runtime.AddCleanup). Gather and Result fetch values from the workers.
+// (runtime.AddCleanup). Gather and Result fetch values from the workers;
+// Replicate (and Scatter's broadcast) asks every live worker for a copy
+// of held values (SchedulerMessage.replicate), which the scheduler counts
+// as holders once the workers report them.
 // Persist (sched.Persister, used by chunkarray's and delayed's Persist)
 // returns nodes that stand for held values: later computations on the
 // same client read them on the workers, and nothing moves through the
