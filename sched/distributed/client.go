@@ -263,7 +263,7 @@ type job struct {
 	// each as it is held, onStart at the job's first event.
 	hold    bool
 	onStart func()
-	onReady func(t int32)
+	onReady func(t int32, where source)
 }
 
 type outputState uint8
@@ -695,7 +695,11 @@ func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
 			j.state[o.Index] = outDone
 			j.left--
 			if j.onReady != nil {
-				j.onReady(o.Index)
+				src := source{o.Addresses[0], o.Job}
+				if src.job == 0 {
+					src.job = r.jobID
+				}
+				j.onReady(o.Index, src)
 			}
 			continue
 		}

@@ -60,6 +60,7 @@ type futState struct {
 	done    chan struct{} // closed when the value is held, or the key failed
 	started chan struct{} // closed when its job runs on the scheduler (or failed to)
 	err     error         // set before done closes
+	where   source        // where the value was when it was held, set before done closes
 	job     *futJob
 	watch   []func() // called when done closes; guarded by Client.fmu
 }
@@ -562,10 +563,11 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 	for _, st := range fj.states {
 		byKey[st.key] = st
 	}
-	j.onReady = func(t int32) {
+	j.onReady = func(t int32, where source) {
 		k := j.g.Key(int(j.byPrio[t]))
 		c.fmu.Lock()
 		if st := byKey[k]; st != nil {
+			st.where = where
 			c.finishLocked(st)
 		}
 		c.fmu.Unlock()
@@ -690,9 +692,25 @@ func (c *Client) closeSession() {
 
 // Gather waits for fs and fetches their values from the workers, in
 // order. The first failed Future's error is returned.
+//
+// The values are fetched from where they were held, straight away; when
+// that fails (a worker left, and a value lives elsewhere now, or is
+// being recomputed), a job of held keys asks the scheduler where they
+// are and fetches them as Get does, lost values recomputed.
 func (c *Client) Gather(ctx context.Context, fs ...*Future) ([]any, error) {
 	if err := c.Wait(ctx, fs...); err != nil {
 		return nil, err
+	}
+	for _, f := range fs {
+		if f.c != c {
+			return nil, fmt.Errorf("distributed: gather: %s is a Future of another client", f.st.key)
+		}
+		if err := f.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if out, ok := c.gatherDirect(ctx, fs); ok {
+		return out, nil
 	}
 	g := graph.New(len(fs))
 	keys := make([]graph.Key, len(fs))
@@ -711,6 +729,44 @@ func (c *Client) Gather(ctx context.Context, fs ...*Future) ([]any, error) {
 	out, err := c.Get(ctx, g, keys)
 	runtime.KeepAlive(fs)
 	return out, err
+}
+
+// gatherDirect fetches the values of fs from where they were held, one
+// call per address; false when some is not known or a fetch fails.
+func (c *Client) gatherDirect(ctx context.Context, fs []*Future) ([]any, bool) {
+	type batch struct {
+		at   []int
+		keys []string
+	}
+	var order []source
+	bySrc := map[source]*batch{}
+	for i, f := range fs {
+		w := f.st.where
+		if w.addr == "" || w.job == 0 {
+			return nil, false
+		}
+		b := bySrc[w]
+		if b == nil {
+			b = &batch{}
+			bySrc[w] = b
+			order = append(order, w)
+		}
+		b.at = append(b.at, i)
+		b.keys = append(b.keys, string(f.st.key))
+	}
+	out := make([]any, len(fs))
+	for _, w := range order {
+		b := bySrc[w]
+		vals, err := c.data.fetch(ctx, w.addr, w.job, b.keys)
+		if err != nil {
+			return nil, false
+		}
+		for x, i := range b.at {
+			out[i] = vals[x]
+		}
+	}
+	runtime.KeepAlive(fs)
+	return out, true
 }
 
 // Wait waits until every Future is done (held or failed), or ctx ends.
