@@ -70,7 +70,8 @@ type futJob struct {
 	states []*futState
 	live   int // states with Futures; guarded by Client.fmu
 	cancel context.CancelFunc
-	over   bool // the job ended; its surviving keys are held (or failed)
+	over   bool // the job ended
+	held   bool // it ended cleanly: the scheduler holds its keys until released
 }
 
 // heldOp is the op of a node standing for a held key in a graph: the
@@ -215,7 +216,7 @@ func (c *Client) unrefLocked(st *futState) (release bool, cancel context.CancelF
 	}
 	j.live--
 	if j.over {
-		return st.err == nil, nil
+		return j.held, nil
 	}
 	if j.live == 0 {
 		return false, j.cancel
@@ -488,6 +489,7 @@ func (c *Client) runFutures(ctx context.Context, g *graph.Graph, want []graph.Ke
 	c.fmu.Lock()
 	defer c.fmu.Unlock()
 	fj.over = true
+	fj.held = err == nil
 	var released []graph.Key
 	for _, st := range fj.states {
 		select {
@@ -501,8 +503,8 @@ func (c *Client) runFutures(ctx context.Context, g *graph.Graph, want []graph.Ke
 			st.err = futureError(err, st.key)
 			c.finishLocked(st)
 		}
-		if st.refs == 0 && st.err == nil {
-			released = append(released, st.key)
+		if st.refs == 0 {
+			released = append(released, st.key) // cancelled meanwhile
 		}
 	}
 	if err == nil && len(released) > 0 {

@@ -197,6 +197,25 @@ func TestFuturesErrors(t *testing.T) {
 	waitJobs(t, c, 0)
 	waitStored(t, c, 0)
 
+	// Cancel one Future of a Map whose job goes on for the others: it
+	// is cancelled, they are computed, and its value does not stay.
+	gate2 := filepath.Join(t.TempDir(), "open")
+	ms := cl.Map(ctx, fileGate, [][]any{{gate2, 1}, {gate2, 2}, {gate2, 3}})
+	ms[1].Cancel()
+	if err := os.WriteFile(gate2, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if vals, err := cl.Gather(ctx, ms[0], ms[2]); err != nil || !slices.Equal(vals, []any{1, 3}) {
+		t.Errorf("the others: %v, %v; want [1 3]", vals, err)
+	}
+	if !errors.Is(ms[1].Err(), ErrCancelled) {
+		t.Errorf("the cancelled one: %v, want ErrCancelled", ms[1].Err())
+	}
+	waitStored(t, c, 2)
+	cl.Release(ms...)
+	waitStored(t, c, 0)
+	waitJobs(t, c, 0)
+
 	// A held key that this session does not hold is a bad graph for
 	// the scheduler, not a crash.
 	other, err := Connect(ctx, c.Server().Addr(), ClientOptions{})
