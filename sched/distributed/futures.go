@@ -273,7 +273,9 @@ type Valuer interface {
 // be empty), whose graph runs as one job. Submitting a key this client
 // already holds or computes returns a Future of the same value. Submit
 // does not wait for the computation; an error building the task is the
-// Future's error.
+// Future's error. The computation outlives ctx, whose values (callbacks)
+// it keeps: a Future is stopped by Cancel, or by releasing every Future
+// of its job, not by ctx.
 func (c *Client) Submit(ctx context.Context, fn any, args ...any) *Future {
 	return c.submit(ctx, fn, [][]any{args}, nil)[0]
 }
