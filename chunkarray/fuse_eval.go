@@ -498,7 +498,7 @@ func (ev *evaluator) node(i int, n enode, sl []nd.Slice1, tshape []int, out *nd.
 	case kZarr, kNPY:
 		return leafViewInto(&ev.hdrs[i], ev.files[n.A], sl, ev.shape)
 	case kRand:
-		return ev.random(i, n, sl)
+		return ev.random(i, n, sl, out)
 	case kFull:
 		// A zero-stride constant: made again only when the tile's shape
 		// changes (the last tiles of a block).
@@ -649,8 +649,11 @@ func constWhere(c, a, b *nd.Array) (*nd.Array, error) {
 }
 
 // random generates the part of random node i's block that region sl of
-// the output block reads (broadcast axes collapsed, as leafView does).
-func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
+// the output block reads (broadcast axes collapsed, as leafView does):
+// straight into out when the node is the expression's result and out
+// (C-contiguous) is that part's shape and dtype, else into the node's
+// buffer.
+func (ev *evaluator) random(i int, n enode, sl []nd.Slice1, out *nd.Array) (*nd.Array, error) {
 	rb := ev.rands[n.A]
 	m, nout := len(rb.shape), len(ev.shape)
 	if m > nout {
@@ -668,6 +671,12 @@ func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
 		} else {
 			rs[j], st[j] = sl[ax].Stop-sl[ax].Start, rb.start[j]+sl[ax].Start
 		}
+	}
+	if out != nil && out.DType() == n.R.dtype() && slices.Equal(out.Shape(), rs) && out.IsCContiguous() {
+		if err := n.R.fill(out.Data(), out.Offset(), st, rs); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	v, err := ev.buffer(i, n.R.dtype(), rs)
 	if err != nil {
