@@ -70,9 +70,16 @@ type futJob struct {
 	states []*futState
 	live   int // states with Futures; guarded by Client.fmu
 	cancel context.CancelFunc
+	ready  int  // keys held so far
 	over   bool // the job ended
 	held   bool // it ended cleanly: the scheduler holds its keys until released
 }
+
+// ending reports whether every key of j is held: the job is ending
+// cleanly, and the scheduler may have retired it already, so cancelling
+// it (its stream) would not drop what it holds; the job's end releases
+// the keys released meanwhile instead.
+func (j *futJob) ending() bool { return j.ready == len(j.states) }
 
 // heldOp is the op of a node standing for a held key in a graph: the
 // client sends it as a held TaskDef, so it is never run on a worker. On
@@ -218,7 +225,7 @@ func (c *Client) unrefLocked(st *futState) (release bool, cancel context.CancelF
 	if j.over {
 		return j.held, nil
 	}
-	if j.live == 0 {
+	if j.live == 0 && !j.ending() {
 		return false, j.cancel
 	}
 	return false, nil
@@ -572,6 +579,7 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 		c.fmu.Lock()
 		if st := byKey[k]; st != nil {
 			st.where = where
+			fj.ready++
 			c.finishLocked(st)
 		}
 		c.fmu.Unlock()

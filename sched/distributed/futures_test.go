@@ -67,7 +67,7 @@ func waitJobs(t *testing.T, c *Cluster, want int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("scheduler has %d jobs after 20 s, want %d", len(c.Server().Status().Jobs), want)
+	t.Fatalf("scheduler has %d jobs after 20 s, want %d: %+v", len(c.Server().Status().Jobs), want, c.Server().Status().Jobs)
 }
 
 func TestFutures(t *testing.T) {
@@ -436,6 +436,40 @@ func TestFuturesLostWorker(t *testing.T) {
 	for _, f := range append(ys, zs...) {
 		f.Release()
 	}
+	waitStored(t, c, 0)
+	waitJobs(t, c, 0)
+}
+
+// Releasing a key and submitting it again at once: the release and the
+// new job travel on different streams and may arrive in either order;
+// the value must be there for the new Future either way, and go with it.
+func TestFuturesReleaseResubmit(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 2, ThreadsPerWorker: 2, InProcess: true, Quiet: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl := c.Client()
+	var prev *Future
+	for i := range 50 {
+		if prev != nil {
+			prev.Release() // its job's hold goes, while f's job may link to it
+		}
+		f := cl.Submit(ctx, schedtest.Inc, 7)
+		if err := cl.Wait(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		prev = f
+		// The value from the scheduler's view (a job of the held key),
+		// not from where it was first held.
+		g := graph.New(1)
+		if err := g.Set(f.Key(), f.Node()); err != nil {
+			t.Fatal(err)
+		}
+		v, err := cl.Get(ctx, g, []graph.Key{f.Key()})
+		if err != nil || v[0] != 8 {
+			t.Fatalf("round %d: inc(7) = %v, %v; want 8", i, v, err)
+		}
+	}
+	prev.Release()
 	waitStored(t, c, 0)
 	waitJobs(t, c, 0)
 }

@@ -186,7 +186,7 @@ func (ss *simServer) cancel(t testing.TB, j *srvJob, clean bool) {
 // release a key (held, or made up).
 func (ss *simServer) session(t testing.TB, f *fuzzReader) func() string {
 	if len(ss.csess) == 0 || f.n(4) == 0 {
-		sess := &srvSession{id: fmt.Sprintf("s%d", len(ss.csess)), held: map[string]taskRef{}}
+		sess := &srvSession{id: fmt.Sprintf("s%d", len(ss.csess)), held: map[string][]taskRef{}}
 		ss.do(t, func() string { return "a new session" }, func() { ss.s.sessions[sess.id] = sess })
 		ss.csess = append(ss.csess, sess)
 		return func() string { return fmt.Sprintf("session %s opens", sess.id) }
@@ -361,15 +361,26 @@ func checkSessions(s *Server) error {
 		if sess.gone {
 			return fmt.Errorf("session %s is gone but listed", id)
 		}
-		for k, ref := range sess.held {
-			switch {
-			case ref.j.over || s.jobs[ref.j.id] != ref.j:
-				return fmt.Errorf("session %s holds %q of job %d, which is over", id, k, ref.j.id)
-			case ref.j.key(ref.i) != k:
-				return fmt.Errorf("session %s holds %q as task %q of job %d", id, k, ref.j.key(ref.i), ref.j.id)
-			case ref.j.hold == nil || !ref.j.hold[ref.i]:
-				return fmt.Errorf("session %s holds %q, but job %d does not hold it", id, k, ref.j.id)
+		held := 0
+		for k, refs := range sess.held {
+			if len(refs) == 0 {
+				return fmt.Errorf("session %s lists %q with no hold", id, k)
 			}
+			held += len(refs)
+			for _, ref := range refs {
+				if err := checkHold(id, k, ref); err != nil {
+					return err
+				}
+			}
+		}
+		n := 0
+		for _, j := range s.jobs {
+			if j.sess == sess {
+				n += j.nhold
+			}
+		}
+		if n != held {
+			return fmt.Errorf("session %s lists %d holds, its jobs hold %d", id, held, n)
 		}
 	}
 	for _, j := range s.jobs {
@@ -391,6 +402,20 @@ func checkSessions(s *Server) error {
 				return fmt.Errorf("retired job %d holds nothing and no link needs it, but is listed", j.id)
 			}
 		}
+	}
+	return nil
+}
+
+// checkHold checks one hold of key k by session id: a task of a listed
+// job, under that key, which holds it.
+func checkHold(id, k string, ref taskRef) error {
+	switch {
+	case ref.j.over:
+		return fmt.Errorf("session %s holds %q of job %d, which is over", id, k, ref.j.id)
+	case ref.j.key(ref.i) != k:
+		return fmt.Errorf("session %s holds %q as task %q of job %d", id, k, ref.j.key(ref.i), ref.j.id)
+	case ref.j.hold == nil || !ref.j.hold[ref.i]:
+		return fmt.Errorf("session %s holds %q, but job %d does not hold it", id, k, ref.j.id)
 	}
 	return nil
 }

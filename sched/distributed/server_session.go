@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 
 	"google.golang.org/grpc/codes"
@@ -36,10 +37,14 @@ import (
 // job recomputes. So a key is computed once per session while it is held
 // or being computed to be held, whichever job asks for it.
 //
-// A session's release of a key makes the source unheld; its value is
-// dropped once no live job's linked task still needs it. When the session
-// stream ends (the client closed it, or vanished and its connection
-// broke), every key it held is released that way.
+// Every job that holds a key is one hold of it (a job holding a linked
+// task holds it through its source), and a session's release of a key
+// drops one hold: the client may hold a key through several jobs at once
+// (it released a key and submitted it again before the release arrived,
+// and the new job linked to the old one), and releases it once for each.
+// A value is dropped once no hold and no live job's linked task needs it.
+// When the session stream ends (the client closed it, or vanished and its
+// connection broke), every key it held is released that way.
 //
 // Rejected: moving held values into a per-session namespace on the
 // workers when their job ends. It needs a rename message per value and a
@@ -49,7 +54,7 @@ import (
 // srvSession is one client's session.
 type srvSession struct {
 	id   string
-	held map[string]taskRef // held key -> the task that computes or computed it
+	held map[string][]taskRef // held key -> the tasks holding it, each one hold; a linked one holds it through its source
 	gone bool
 }
 
@@ -68,7 +73,7 @@ func (svc *schedService) Session(stream pb.Scheduler_SessionServer) error {
 	if _, err := rand.Read(b[:]); err != nil {
 		return status.Errorf(codes.Internal, "tessera: session name: %v", err)
 	}
-	sess := &srvSession{id: hex.EncodeToString(b[:]), held: map[string]taskRef{}}
+	sess := &srvSession{id: hex.EncodeToString(b[:]), held: map[string][]taskRef{}}
 	closed := false
 	if err := s.locked("a new session", func() {
 		if s.closed {
@@ -112,20 +117,27 @@ func (s *Server) dropSession(sess *srvSession) {
 	}
 	sess.gone = true
 	delete(s.sessions, sess.id)
-	for k := range sess.held {
-		s.releaseHeld(sess, k)
+	for _, k := range slices.Sorted(maps.Keys(sess.held)) {
+		for len(sess.held[k]) > 0 {
+			s.releaseHeld(sess, k)
+		}
 	}
 	s.log.Debug("session ended", "session", sess.id)
 }
 
-// releaseHeld: sess no longer holds key k (unknown keys are ignored: a
-// release may cross the job's failure).
+// releaseHeld drops one hold of key k by sess (unknown keys are ignored:
+// a release may cross the job's failure).
 func (s *Server) releaseHeld(sess *srvSession, k string) {
-	ref, ok := sess.held[k]
-	if !ok {
+	refs := sess.held[k]
+	if len(refs) == 0 {
 		return
 	}
-	delete(sess.held, k)
+	ref := refs[len(refs)-1]
+	if len(refs) == 1 {
+		delete(sess.held, k)
+	} else {
+		sess.held[k] = refs[:len(refs)-1]
+	}
 	if ref.j.hold != nil && ref.j.hold[ref.i] {
 		ref.j.hold[ref.i] = false
 		ref.j.nhold--
@@ -138,7 +150,7 @@ func (s *Server) releaseHeld(sess *srvSession, k string) {
 // counts as a holder once the worker reports it (replica). Keys not held,
 // or not in memory yet, are ignored.
 func (s *Server) replicateHeld(sess *srvSession, k string) {
-	ref, ok := sess.held[k]
+	ref, ok := sess.source(k)
 	if !ok {
 		return
 	}
@@ -195,7 +207,7 @@ func (s *Server) startSession(j *srvJob, run *pb.Run) bool {
 		if j.sess == nil {
 			return bad(h, "task %q is marked held, but the job has no session", j.key(h))
 		}
-		if _, ok := j.sess.held[j.key(h)]; !ok {
+		if _, ok := j.sess.source(j.key(h)); !ok {
 			return bad(h, "task %q is marked held, but the session does not hold it (released, or its job failed)", j.key(h))
 		}
 	}
@@ -204,7 +216,7 @@ func (s *Server) startSession(j *srvJob, run *pb.Run) bool {
 	}
 	if len(j.sess.held) > 0 {
 		for i := range n {
-			src, ok := j.sess.held[j.key(i)]
+			src, ok := j.sess.source(j.key(i))
 			if !ok || src.j == j || src.j.over {
 				continue
 			}
@@ -219,18 +231,30 @@ func (s *Server) startSession(j *srvJob, run *pb.Run) bool {
 		}
 	}
 	for i, h := range j.hold {
-		if !h {
-			continue
+		if h {
+			k := j.key(int32(i))
+			j.sess.held[k] = append(j.sess.held[k], taskRef{j, int32(i)})
 		}
-		if _, linked := j.link[int32(i)]; linked {
-			// Held already, by its source.
-			j.hold[i] = false
-			j.nhold--
-			continue
-		}
-		j.sess.held[j.key(int32(i))] = taskRef{j, int32(i)}
 	}
 	return true
+}
+
+// source returns the task whose value is key k held by sess: the first
+// live hold's task, or for a linked one its source.
+func (sess *srvSession) source(k string) (taskRef, bool) {
+	for _, ref := range sess.held[k] {
+		if ref.j.over {
+			continue
+		}
+		if src, ok := ref.j.link[ref.i]; ok {
+			if src.j.over {
+				continue
+			}
+			return src, true
+		}
+		return ref, true
+	}
+	return taskRef{}, false
 }
 
 // startLinks brings j's linked tasks whose sources are in memory to
@@ -324,9 +348,15 @@ func (s *Server) failLinks(j *srvJob) {
 	// The session forgets what j held.
 	if j.sess != nil {
 		for i, h := range j.hold {
+			if !h {
+				continue
+			}
 			k := j.key(int32(i))
-			if ref, ok := j.sess.held[k]; h && ok && ref.j == j {
+			refs := slices.DeleteFunc(j.sess.held[k], func(r taskRef) bool { return r.j == j })
+			if len(refs) == 0 {
 				delete(j.sess.held, k)
+			} else {
+				j.sess.held[k] = refs
 			}
 		}
 	}
