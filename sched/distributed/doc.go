@@ -59,8 +59,9 @@
 // A held value lost with its workers is recomputed by its retired job,
 // from lineage, and the linked tasks wait for it again.
 //
-// The session releases keys; a released value is dropped once no running
-// job's linked task needs it, and a retired job holding nothing is
+// The session releases keys, one hold at a time (each job holding a key
+// is one hold of it); a value with no hold left is dropped once no
+// running job's linked task needs it, and a retired job holding nothing is
 // dropped with everything it left on the workers. The end of the session
 // stream (Client.Close, or a client that vanished) releases every key it
 // held. A job whose stream breaks, rather than ending cleanly, is dropped
