@@ -256,6 +256,13 @@ func (a *Array) Compute(ctx context.Context, opts ...Option) (*nd.Array, error) 
 // Persist computes a's blocks and returns an Array with the same name,
 // shape and chunks whose blocks are literal values, so that Arrays built
 // on it reuse them instead of computing them again.
+//
+// On a scheduler that keeps values where it computed them (a
+// sched.Persister: the distributed client or cluster), the blocks stay
+// there instead: the returned Array's blocks are nodes standing for the
+// held values, which later computations on the same scheduler read
+// where they are, without moving them through this process; the values
+// are released when the Array is unreachable (or the client closes).
 func (a *Array) Persist(ctx context.Context, opts ...Option) (*Array, error) {
 	if err := a.Err(); err != nil {
 		return nil, err
@@ -266,6 +273,13 @@ func (a *Array) Persist(ctx context.Context, opts ...Option) (*Array, error) {
 		return nil, err
 	}
 	keys := a.Keys()
+	if _, ok := c.Scheduler.(sched.Persister); ok {
+		nodes, err := c.Persist(ctx, g, keys)
+		if err != nil {
+			return nil, err
+		}
+		return &Array{name: a.name, shape: a.shape, chunks: a.chunks, dtype: a.dtype, lay: &nodeLayer{nodes: nodes, nb: a.NumBlocks()}}, nil
+	}
 	vals, err := c.Run(ctx, g, keys)
 	if err != nil {
 		return nil, err
@@ -317,6 +331,17 @@ func (l *literalLayer) inputs() []*Array { return nil }
 func (l *literalLayer) block(_ *Array, idx []int) graph.Node {
 	return graph.Literal(l.blocks[flatIndex(idx, l.nb)])
 }
+
+// nodeLayer holds nodes standing for blocks persisted by a scheduler
+// (sched.Persister), in C order of block index.
+type nodeLayer struct {
+	nodes []graph.Node
+	nb    []int
+}
+
+func (l *nodeLayer) inputs() []*Array { return nil }
+
+func (l *nodeLayer) block(_ *Array, idx []int) graph.Node { return l.nodes[flatIndex(idx, l.nb)] }
 
 func flatIndex(idx, nb []int) int {
 	f := 0

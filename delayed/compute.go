@@ -93,12 +93,33 @@ func (d Delayed[T]) Compute(ctx context.Context, opts ...Option) (T, error) {
 // Persist computes d and returns it as a Delayed holding the value: a
 // single literal node under the same key, so that values built on it reuse
 // the result instead of computing it again (Dask's persist).
+//
+// On a scheduler that keeps values where it computed them (a
+// sched.Persister: the distributed client or cluster), the value stays
+// there: the node stands for it, values built on it read it there, and it
+// is released when the returned Delayed is unreachable.
 func (d Delayed[T]) Persist(ctx context.Context, opts ...Option) (Delayed[T], error) {
+	if c := newConfig(opts); isPersister(c.Scheduler) {
+		g, err := d.Graph()
+		if err != nil {
+			return Delayed[T]{}, err
+		}
+		nodes, err := c.Persist(ctx, g, []graph.Key{d.Key()})
+		if err != nil {
+			return Delayed[T]{}, err
+		}
+		return Delayed[T]{&node{key: d.Key(), nd: nodes[0]}}, nil
+	}
 	v, err := d.Compute(ctx, opts...)
 	if err != nil {
 		return Delayed[T]{}, err
 	}
 	return Delayed[T]{&node{key: d.Key(), nd: graph.Literal(v)}}, nil
+}
+
+func isPersister(s sched.Scheduler) bool {
+	_, ok := s.(sched.Persister)
+	return ok
 }
 
 // Visualize draws d's graph into path with package viz; the format comes

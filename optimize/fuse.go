@@ -18,6 +18,7 @@ import "github.com/tessera-go/tessera/graph"
 //     add(x, x) would compute x twice);
 //   - c is p's only dependent;
 //   - p is not in keep: its value must stay addressable;
+//   - p's op is not Pinned;
 //   - p and c ask for the same Resources: a GPU task fused into a CPU task
 //     would run where the GPU is not.
 //
@@ -32,6 +33,20 @@ func Fuse(g *graph.Graph, keep []graph.Key) (*graph.Graph, *graph.Deps, error) {
 		return nil, nil, err
 	}
 	return fuse(g, d, keep)
+}
+
+// Pinned is implemented by ops whose tasks must stay tasks of their own,
+// addressable by their keys: Fuse never merges such a task into its
+// dependent. The distributed client's stand-ins for values held on the
+// cluster are pinned: fused, they would be computed instead of read where
+// they are.
+type Pinned interface {
+	Pinned() bool
+}
+
+func isPinned(op graph.Op) bool {
+	p, ok := op.(Pinned)
+	return ok && p.Pinned()
 }
 
 // fuse is Fuse for an acyclic g whose dependencies d are known.
@@ -57,7 +72,7 @@ func fuse(g *graph.Graph, d *graph.Deps, keep []graph.Key) (*graph.Graph, *graph
 		}
 		p := ds[0]
 		pn := g.At(int(p))
-		if kept[p] || pn.Kind != graph.KindTask || len(d.Users(int(p))) != 1 {
+		if kept[p] || pn.Kind != graph.KindTask || isPinned(pn.Op) || len(d.Users(int(p))) != 1 {
 			continue
 		}
 		if refs = cn.Refs(refs[:0]); len(refs) != 1 {

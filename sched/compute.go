@@ -58,6 +58,34 @@ func NewComputeConfig[O ~func(*ComputeConfig)](opts []O) ComputeConfig {
 	return c
 }
 
+// Persist computes keys of g as Run does and returns a node standing for
+// each value: the Persister's (the value stays where it was computed)
+// when the scheduler is one, else a literal of the value.
+func (c ComputeConfig) Persist(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]graph.Node, error) {
+	p, ok := c.Scheduler.(Persister)
+	if !ok {
+		vals, err := c.Run(ctx, g, keys)
+		if err != nil {
+			return nil, err
+		}
+		nodes := make([]graph.Node, len(vals))
+		for i, v := range vals {
+			nodes[i] = graph.Literal(v)
+		}
+		return nodes, nil
+	}
+	if c.Optimize {
+		var err error
+		if g, _, err = optimize.Optimize(g, keys); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Callbacks) > 0 {
+		ctx = WithCallbacks(ctx, c.Callbacks...)
+	}
+	return p.Persist(ctx, g, keys)
+}
+
 // Run computes keys of g as configured: optimize.Optimize when c.Optimize,
 // then the scheduler with c.Callbacks attached to ctx. No progress bar is
 // attached unless asked for (the collections' WithProgress, as Dask's

@@ -13,6 +13,17 @@ type Scheduler interface {
 	Get(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]any, error)
 }
 
+// Persister is a Scheduler that can leave computed values where it
+// computed them (the distributed client: on the workers). Persist
+// computes keys of g and returns, for each, a node that stands for its
+// value in later graphs: given to the same scheduler, a graph that refers
+// to it reads the value where it is; given to another, the node fetches
+// it. The value is kept while the node is reachable.
+type Persister interface {
+	Scheduler
+	Persist(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]graph.Node, error)
+}
+
 // TaskError is the error of a task that failed or panicked. It names the
 // key and wraps the cause, so errors.Is and errors.As see through it.
 //

@@ -31,6 +31,13 @@ type Client struct {
 	data  fetcher
 	opts  ClientOptions
 	addr  string
+
+	// Futures (futures.go).
+	fmu    sync.Mutex
+	futs   map[graph.Key]*futState
+	smu    sync.Mutex // guards sess and closed; Send on the session
+	sess   *clientSession
+	closed bool
 }
 
 var _ sched.Scheduler = (*Client)(nil)
@@ -141,6 +148,7 @@ func defaultMaxResult() int64 {
 
 // Close closes the client's connections. Gets under way fail.
 func (c *Client) Close() error {
+	c.closeSession()
 	c.data.close()
 	return c.conn.Close()
 }
@@ -192,6 +200,15 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 		if err != nil {
 			return nil, err
 		}
+		if enc.held {
+			// Held keys are the session's: the job must name it.
+			if enc.run.Session, err = c.session(ctx); err != nil {
+				return nil, err
+			}
+		} else {
+			// Keys the session holds are not computed again.
+			enc.run.Session = c.openSession()
+		}
 		if err := c.run(ctx, j, enc); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
@@ -240,6 +257,13 @@ type job struct {
 	tasks    int     // tasks not reported finished yet
 	rel      []int32 // reused by complete
 	fresh    []int32
+
+	// A job of Futures (futures.go): its outputs stay on the workers,
+	// held for the session, and are not fetched; onReady is called for
+	// each as it is held, onStart at the job's first event.
+	hold    bool
+	onStart func()
+	onReady func(t int32, where source)
 }
 
 type outputState uint8
@@ -372,6 +396,7 @@ func (j *job) taskFinished(t int32, worker int, start, stop int64) {
 // last message was sent: about 210 bytes a task of a reduction tree,
 // for nothing, as a message is no use once sent.
 type encoded struct {
+	held   bool // some node stands for a held key (heldOp)
 	j      *job
 	chunks [][]byte
 	ref    []uint64
@@ -391,7 +416,13 @@ func (j *job) encode(retries int32, name string) (*encoded, error) {
 	for t := 0; t < n; t++ {
 		i := int(j.byPrio[t])
 		k := j.g.Key(i)
-		b, err := graph.EncodeNode(scratch[:0], j.g.At(i))
+		var b []byte
+		var err error
+		if isHeld(j.g.At(i)) {
+			e.held = true // sent as a held TaskDef, without its node
+		} else {
+			b, err = graph.EncodeNode(scratch[:0], j.g.At(i))
+		}
 		if err != nil {
 			return nil, &EncodeError{Key: k, Err: err}
 		}
@@ -460,6 +491,7 @@ func (e *encoded) message(m int) *pb.ClientMessage {
 		def.Key = string(j.g.Key(i))
 		def.Node = e.node(t)
 		def.Priority = int64(t)
+		def.Held = e.held && isHeld(j.g.At(i))
 		if deps := j.d.Of(i); len(deps) > 0 {
 			at := len(flat)
 			for _, dep := range deps {
@@ -478,12 +510,21 @@ func (e *encoded) message(m int) *pb.ClientMessage {
 	return msg
 }
 
+// isHeld reports whether nd stands for a key held by the client's session.
+func isHeld(nd *graph.Node) bool {
+	if nd.Kind != graph.KindTask {
+		return false
+	}
+	_, ok := nd.Op.(*heldOp)
+	return ok
+}
+
 // free drops the encoded nodes, once every message is sent.
 func (e *encoded) free() { e.chunks, e.ref = nil, nil }
 
 // fetched is the result of fetching some outputs from one address.
 type fetched struct {
-	addr string
+	src  source
 	idx  []int32 // task indices
 	vals []any
 	err  error
@@ -523,6 +564,42 @@ func (c *Client) run(ctx context.Context, j *job, enc *encoded) error {
 		}
 	}
 	enc.free()
+	if err := r.loop(ctx); err != nil {
+		return err
+	}
+	// Done: closing the stream ends the job, and the scheduler frees its
+	// values on the workers, but those it holds for the session.
+	_ = r.stream.CloseSend()
+	if j.hold {
+		// Held outputs outlive the job only when it ends cleanly: wait
+		// until the scheduler has seen the end (it then ends its side),
+		// as cancelling the stream would drop the job.
+		t := time.NewTimer(30 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case e := <-r.evs:
+				if e.err == io.EOF {
+					return nil
+				}
+				if e.err != nil {
+					return c.lost(e.err)
+				}
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				return fmt.Errorf("%w: %s did not end a finished job in 30 s", ErrSchedulerLost, c.addr)
+			}
+		}
+	}
+	return nil
+}
+
+// loop receives the job's events and fetches its outputs until every
+// output is fetched (or held) and, with callbacks, every task reported
+// finished.
+func (r *jobRun) loop(ctx context.Context) error {
+	c, j := r.c, r.j
 	for j.left > 0 || (j.events && j.tasks > 0) {
 		var err error
 		select {
@@ -543,9 +620,6 @@ func (c *Client) run(ctx context.Context, j *job, enc *encoded) error {
 			return err
 		}
 	}
-	// Done: closing the stream ends the job, and the scheduler frees its
-	// values on the workers.
-	_ = r.stream.CloseSend()
 	return nil
 }
 
@@ -589,6 +663,9 @@ func (r *jobRun) receive() {
 func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
 	j := r.j
 	if ev.Job != 0 {
+		if r.jobID == 0 && j.onStart != nil {
+			j.onStart()
+		}
 		r.jobID = ev.Job
 	}
 	if j.events {
@@ -606,16 +683,32 @@ func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
 	}
 	// Group the ready outputs by the address they are fetched from, so
 	// that one call fetches all of them.
-	var byAddr map[string][]int32
-	var order []string
+	var byAddr map[source][]int32
+	var order []source
 	for _, o := range ev.Outputs {
 		st, ok := j.state[o.Index]
 		if !ok || st != outWaiting || len(o.Addresses) == 0 {
 			continue
 		}
-		a := o.Addresses[0]
+		if j.hold {
+			// Held on the workers: not fetched.
+			j.state[o.Index] = outDone
+			j.left--
+			if j.onReady != nil {
+				src := source{o.Addresses[0], o.Job}
+				if src.job == 0 {
+					src.job = r.jobID
+				}
+				j.onReady(o.Index, src)
+			}
+			continue
+		}
+		a := source{o.Addresses[0], o.Job}
+		if a.job == 0 {
+			a.job = r.jobID
+		}
 		if byAddr == nil {
-			byAddr = map[string][]int32{}
+			byAddr = map[source][]int32{}
 		}
 		if _, seen := byAddr[a]; !seen {
 			order = append(order, a)
@@ -628,22 +721,21 @@ func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
 	return nil
 }
 
-// startFetch fetches the outputs idx (task indices) from addr; the result
+// startFetch fetches the outputs idx (task indices) from src; the result
 // comes back on r.results.
-func (r *jobRun) startFetch(addr string, idx []int32) {
+func (r *jobRun) startFetch(src source, idx []int32) {
 	j := r.j
 	keys := make([]string, len(idx))
 	for x, t := range idx {
 		keys[x] = string(j.g.Key(int(j.byPrio[t])))
 		j.state[t] = outFetching
 	}
-	id := r.jobID
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		vals, err := r.c.data.fetch(r.sctx, addr, id, keys)
+		vals, err := r.c.data.fetch(r.sctx, src.addr, src.job, keys)
 		select {
-		case r.results <- fetched{addr, idx, vals, err}:
+		case r.results <- fetched{src, idx, vals, err}:
 		case <-r.sctx.Done():
 		}
 	}()
@@ -667,12 +759,12 @@ func (r *jobRun) onFetched(f fetched) error {
 		return err
 	}
 	if len(again) > 0 {
-		r.startFetch(f.addr, again)
+		r.startFetch(f.src, again)
 	}
 	m := &pb.ClientMessage{}
 	for _, t := range lost {
 		j.state[t] = outWaiting
-		m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.addr})
+		m.Lost = append(m.Lost, &pb.LostOutput{Index: t, Address: f.src.addr})
 	}
 	if err := r.stream.Send(m); err != nil && err != io.EOF {
 		return r.c.lost(err)

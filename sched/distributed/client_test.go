@@ -416,20 +416,20 @@ func TestClientFetchFailurePolicy(t *testing.T) {
 		return ks
 	}
 	const addr = "10.0.0.1:1"
-	lost, again, err := j.fetchFailure(fetched{addr: addr, idx: idx, err: &MissingDataError{Address: addr, Key: "b"}})
+	lost, again, err := j.fetchFailure(fetched{src: source{addr: addr}, idx: idx, err: &MissingDataError{Address: addr, Key: "b"}})
 	if err != nil || !slices.Equal(keyOf(lost), []string{"b"}) || !slices.Equal(keyOf(again), []string{"a", "c"}) {
 		t.Errorf("missing b: lost %v, again %v, err %v; want lost [b], again [a c]", keyOf(lost), keyOf(again), err)
 	}
-	lost, again, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: errors.New("connection reset")})
+	lost, again, err = j.fetchFailure(fetched{src: source{addr: addr}, idx: idx, err: errors.New("connection reset")})
 	if err != nil || len(lost) != 3 || len(again) != 0 {
 		t.Errorf("broken call: lost %v, again %v, err %v; want all three lost", keyOf(lost), keyOf(again), err)
 	}
-	_, _, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: fmt.Errorf("wrapped: %w", &valueCodecError{Address: addr, Key: "c", Err: graph.ErrUnregisteredType})})
+	_, _, err = j.fetchFailure(fetched{src: source{addr: addr}, idx: idx, err: fmt.Errorf("wrapped: %w", &valueCodecError{Address: addr, Key: "c", Err: graph.ErrUnregisteredType})})
 	var te *sched.TaskError
 	if !errors.As(err, &te) || te.Key != "c" || !errors.Is(err, graph.ErrUnregisteredType) {
 		t.Errorf("unencodable c: %v, want a *sched.TaskError for c wrapping graph.ErrUnregisteredType", err)
 	}
-	_, _, err = j.fetchFailure(fetched{addr: addr, idx: idx, err: &ValueTooLargeError{Address: addr, Key: "a", Size: 10, Limit: 5}})
+	_, _, err = j.fetchFailure(fetched{src: source{addr: addr}, idx: idx, err: &ValueTooLargeError{Address: addr, Key: "a", Size: 10, Limit: 5}})
 	var big *ValueTooLargeError
 	if !errors.As(err, &big) || big.Key != "a" {
 		t.Errorf("too large a: %v, want the *ValueTooLargeError", err)

@@ -210,6 +210,14 @@ func (c *Cluster) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]
 	return c.client.Get(ctx, g, keys)
 }
 
+// Persist computes keys of g and leaves their values on the workers
+// (Client.Persist).
+func (c *Cluster) Persist(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]graph.Node, error) {
+	return c.client.Persist(ctx, g, keys)
+}
+
+var _ sched.Persister = (*Cluster)(nil)
+
 // Client returns the cluster's client.
 func (c *Cluster) Client() *Client { return c.client }
 

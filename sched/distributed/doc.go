@@ -43,4 +43,45 @@
 //     reruns the tasks that were running there; a task that was running on
 //     AllowedFailures workers that died is the job's error;
 //   - releases a value on its workers when no task of the job needs it.
+//
+// # Futures and values that stay on the cluster
+//
+// A client may open a session (the Session stream; Client does it on
+// first use of a Future). A job of the session may hold some of its
+// outputs: when the client ends the job's stream cleanly, the job is
+// retired rather than dropped, and the held values stay on the workers
+// that computed them, under the job's id. The session maps each held key
+// to its source task. A later job of the same session that has a task of
+// a held key (the client marks it held and sends no node for it, or the
+// key merely appears in its graph) links that task to the source: it is
+// never computed, its value is the source's, and the workers running its
+// dependents fetch it from the source's holders (Dep.job), peer to peer
+// as any dependency. A key held by a job that is still running is linked
+// too, and taken when it finishes: a key is computed once per session.
+// A held value lost with its workers is recomputed by its retired job,
+// from lineage, and the linked tasks wait for it again.
+//
+// The session releases keys, one hold at a time (each job holding a key
+// is one hold of it); a value with no hold left is dropped once no
+// running job's linked task needs it, and a retired job holding nothing is
+// dropped with everything it left on the workers. The end of the session
+// stream (Client.Close, or a client that vanished) releases every key it
+// held. A job whose stream breaks, rather than ending cleanly, is dropped
+// at once, held outputs included (a cancelled submission).
+//
+// On the client, Submit, Map and Scatter return Futures; a Future counts
+// one reference to its key, and the key is released when its last Future
+// is released (Release, Cancel) or becomes unreachable
+// (runtime.AddCleanup). Gather and Result fetch values from the workers;
+// Replicate (and Scatter's broadcast) asks every live worker for a copy
+// of held values (SchedulerMessage.replicate), which the scheduler counts
+// as holders once the workers report them.
+// Persist (sched.Persister, used by chunkarray's and delayed's Persist)
+// returns nodes that stand for held values: later computations on the
+// same client read them on the workers, and nothing moves through the
+// client. Each Submit or Map is one job, which fails as a whole on the
+// scheduler: the failing task's Future gets the task's error, the job's
+// other unfinished Futures ErrJobFailed. The scheduler's per-call options
+// are retries and resources; it has no worker restrictions yet, and
+// priorities order tasks within a job only.
 package distributed

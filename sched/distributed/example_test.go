@@ -7,6 +7,7 @@ import (
 
 	"github.com/tessera-go/tessera/chunkarray"
 	"github.com/tessera-go/tessera/delayed"
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched/distributed"
 )
@@ -68,4 +69,38 @@ func ExampleStartSlurmCluster() {
 	if err := cl.Scale(ctx, 8); err != nil { // four jobs more
 		fmt.Println(err)
 	}
+}
+
+// double is a registered op, for Submit and Map.
+var double graph.Op = &graph.FuncOp{OpName: "example.double", Fn: func(_ context.Context, args []any) (any, error) {
+	return 2 * args[0].(int), nil
+}}
+
+func init() { graph.Register(double) }
+
+// Futures: values computed on the cluster and left there. A Future passed
+// to another submission is read by the workers where it is, never sent
+// through the client; the values are released with the last Future of
+// their key (or the client's end).
+func ExampleClient_Submit() {
+	ctx := context.Background()
+	cl, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 2, InProcess: true, Quiet: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cl.Close()
+	c := cl.Client()
+
+	x := c.Submit(ctx, double, 21)                                // a registered op and its arguments
+	ys := c.Map(ctx, double, [][]any{{1}, {2}, {3}})              // one job, three Futures
+	z := c.Submit(ctx, add(inc(delayed.Lit(1)), delayed.Lit(40))) // a delayed value
+	w := c.Submit(ctx, double, x)                                 // a Future as an argument
+	vals, err := c.Gather(ctx, append([]*distributed.Future{x, z, w}, ys...)...)
+	fmt.Println(vals, err)
+	for _, f := range append([]*distributed.Future{x, z, w}, ys...) {
+		f.Release()
+	}
+	// Output:
+	// [42 42 84 2 4 6] <nil>
 }

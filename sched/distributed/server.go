@@ -51,17 +51,18 @@ type Server struct {
 	done chan struct{} // closed by Close
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	closed  bool
-	byID    []*srvWorker // every worker ever registered, by id; byID[0] is nil
-	live    []*srvWorker // connected workers, in id order; srvWorker.slot indexes it
-	jobs    map[uint64]*srvJob
-	nextJob uint64
-	roots   map[string]*rootQueue // root tasks held back, by resource signature
-	rootQs  []*rootQueue          // the same queues, in creation order
-	score   []int64               // placement scratch, one per live worker
-	started time.Time
-	stream  taskStream // the recent task runs, for the dashboard
+	mu       sync.Mutex
+	closed   bool
+	byID     []*srvWorker // every worker ever registered, by id; byID[0] is nil
+	live     []*srvWorker // connected workers, in id order; srvWorker.slot indexes it
+	jobs     map[uint64]*srvJob
+	sessions map[string]*srvSession // client sessions by name (server_session.go)
+	nextJob  uint64
+	roots    map[string]*rootQueue // root tasks held back, by resource signature
+	rootQs   []*rootQueue          // the same queues, in creation order
+	score    []int64               // placement scratch, one per live worker
+	started  time.Time
+	stream   taskStream // the recent task runs, for the dashboard
 
 	longPolls atomic.Int64 // long polls of /dashboard.json served (tests)
 }
@@ -80,13 +81,14 @@ type schedService struct {
 func NewServer(opts SchedulerOptions) (*Server, error) {
 	opts = schedulerDefaults(opts)
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		done:    make(chan struct{}),
-		byID:    []*srvWorker{nil},
-		jobs:    make(map[uint64]*srvJob),
-		roots:   make(map[string]*rootQueue),
-		started: time.Now(),
+		opts:     opts,
+		log:      opts.Logger,
+		done:     make(chan struct{}),
+		byID:     []*srvWorker{nil},
+		jobs:     make(map[uint64]*srvJob),
+		sessions: make(map[string]*srvSession),
+		roots:    make(map[string]*rootQueue),
+		started:  time.Now(),
 	}
 	sopts, err := opts.Security.serverOptions(s.log)
 	if err != nil {
@@ -421,7 +423,11 @@ func (svc *schedService) Compute(stream pb.Scheduler_ComputeServer) error {
 						j.ended = true
 						close(j.quit)
 					}
-					s.dropJob(j)
+					if err == io.EOF {
+						s.retire(j) // a clean end: held outputs stay
+					} else {
+						s.dropJob(j)
+					}
 				})
 				return
 			}

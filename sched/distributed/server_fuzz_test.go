@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -35,6 +36,7 @@ type simServer struct {
 	log      *errorLog
 	sessions []*simSession // every worker session ever registered
 	jobs     []*srvJob     // every job ever created
+	csess    []*srvSession // every client session ever opened
 	now      time.Time     // the maintenance clock
 	// announced[j][o]: the client was sent an OutputReady for output o
 	// since it last entered memory.
@@ -47,6 +49,7 @@ type simServer struct {
 type simSession struct {
 	w      *srvWorker
 	specs  []*pb.TaskSpec // Compute received, not yet reported
+	reps   []*pb.Dep      // Replicate received, not yet reported
 	steals []simSteal     // Steal requests received, not yet answered
 	lost   []string       // LostPeers received
 }
@@ -78,13 +81,14 @@ func newSimServer(allowedFailures int) *simServer {
 	opts := schedulerDefaults(SchedulerOptions{Logger: slog.New(el), AllowedFailures: allowedFailures})
 	return &simServer{
 		s: &Server{
-			opts:    opts,
-			log:     opts.Logger,
-			done:    make(chan struct{}),
-			byID:    []*srvWorker{nil},
-			jobs:    make(map[uint64]*srvJob),
-			roots:   make(map[string]*rootQueue),
-			started: time.Now(),
+			opts:     opts,
+			log:      opts.Logger,
+			done:     make(chan struct{}),
+			byID:     []*srvWorker{nil},
+			jobs:     make(map[uint64]*srvJob),
+			sessions: make(map[string]*srvSession),
+			roots:    make(map[string]*rootQueue),
+			started:  time.Now(),
 		},
 		log:       el,
 		now:       time.Now(),
@@ -162,15 +166,82 @@ func (ss *simServer) client(t testing.TB, j *srvJob, m *pb.ClientMessage) {
 	ss.do(t, func() string { return fmt.Sprintf("client message for job %d: %v", j.id, m) }, func() { ss.s.handleClient(j, m) })
 }
 
-// cancel is Compute's receiver seeing the client's stream end.
-func (ss *simServer) cancel(t testing.TB, j *srvJob) {
-	ss.do(t, func() string { return fmt.Sprintf("cancel of job %d", j.id) }, func() {
+// cancel is Compute's receiver seeing the client's stream end: cleanly
+// (retire: held outputs stay) or broken.
+func (ss *simServer) cancel(t testing.TB, j *srvJob, clean bool) {
+	ss.do(t, func() string { return fmt.Sprintf("end of job %d (clean %v)", j.id, clean) }, func() {
 		if !j.ended {
 			j.ended = true
 			close(j.quit)
 		}
-		ss.s.dropJob(j)
+		if clean {
+			ss.s.retire(j)
+		} else {
+			ss.s.dropJob(j)
+		}
 	})
+}
+
+// session plays a client session's event: open one, end one, or
+// release a key (held, or made up).
+func (ss *simServer) session(t testing.TB, f *fuzzReader) func() string {
+	if len(ss.csess) == 0 || f.n(4) == 0 {
+		sess := &srvSession{id: fmt.Sprintf("s%d", len(ss.csess)), held: map[string][]taskRef{}}
+		ss.do(t, func() string { return "a new session" }, func() { ss.s.sessions[sess.id] = sess })
+		ss.csess = append(ss.csess, sess)
+		return func() string { return fmt.Sprintf("session %s opens", sess.id) }
+	}
+	sess := ss.csess[f.n(len(ss.csess))]
+	if f.n(4) == 0 {
+		ss.do(t, func() string { return "ending a session" }, func() { ss.s.dropSession(sess) })
+		return func() string { return fmt.Sprintf("session %s ends", sess.id) }
+	}
+	k := f.key()
+	replicate := f.n(4) == 0
+	ss.do(t, func() string { return "a release or replicate" }, func() {
+		if held := slices.Sorted(maps.Keys(sess.held)); len(held) > 0 && f.n(4) > 0 {
+			k = held[f.n(len(held))]
+		}
+		if replicate {
+			ss.s.replicateHeld(sess, k)
+		} else {
+			ss.s.releaseHeld(sess, k)
+		}
+	})
+	return func() string { return fmt.Sprintf("session %s releases %q (or replicates: %v)", sess.id, k, replicate) }
+}
+
+// sessionJob makes a job of a client session now and then: run names a
+// session (now and then an unknown one), holds some outputs (now and then
+// a task that is not one), and marks a task held (mostly a key the
+// session holds, with its dependencies dropped).
+func (ss *simServer) sessionJob(f *fuzzReader, defs []*pb.TaskDef, run *pb.Run) {
+	if run == nil || len(ss.csess) == 0 || f.n(2) == 0 {
+		return
+	}
+	sess := ss.csess[f.n(len(ss.csess))]
+	run.Session = sess.id
+	if f.n(16) == 0 {
+		run.Session = "unknown"
+	}
+	for _, o := range run.Outputs {
+		if f.n(2) == 0 {
+			run.Hold = append(run.Hold, o)
+		}
+	}
+	if f.n(16) == 0 {
+		run.Hold = append(run.Hold, int32(f.n(len(defs)+1)))
+	}
+	if f.n(4) == 0 {
+		d := defs[f.n(len(defs))]
+		d.Held = true
+		d.Deps = nil
+		ss.s.mu.Lock()
+		if held := slices.Sorted(maps.Keys(sess.held)); len(held) > 0 && f.n(4) > 0 && !slices.ContainsFunc(defs, func(x *pb.TaskDef) bool { return x.Key == held[0] }) {
+			d.Key = held[0]
+		}
+		ss.s.mu.Unlock()
+	}
 }
 
 // tick is maintain's periodic check, d after the last one.
@@ -208,6 +279,7 @@ func (ss *simServer) drain() error {
 			}
 		}
 		sess.specs = append(sess.specs, m.Compute...)
+		sess.reps = append(sess.reps, m.Replicate...)
 		sess.lost = append(sess.lost, m.LostPeers...)
 		for _, r := range m.Steal {
 			sess.steals = append(sess.steals, simSteal{ref: r})
@@ -245,7 +317,7 @@ func (ss *simServer) drain() error {
 	// An output in memory has been announced; one that left memory must
 	// be announced again when it comes back.
 	for _, j := range ss.jobs {
-		if j.over || !j.run {
+		if j.over || !j.run || j.ended {
 			continue
 		}
 		for _, o := range j.outputs {
@@ -280,10 +352,81 @@ func (ss *simServer) check(t testing.TB, after func() string) {
 	}
 }
 
+// checkSessions checks what sessions hold: every held key's source is a
+// task of a listed job, under that key, which holds it; every job's count
+// of held outputs is right; a retired job holds something, or a live
+// job's linked task still needs one of its values.
+func checkSessions(s *Server) error {
+	for id, sess := range s.sessions {
+		if sess.gone {
+			return fmt.Errorf("session %s is gone but listed", id)
+		}
+		held := 0
+		for k, refs := range sess.held {
+			if len(refs) == 0 {
+				return fmt.Errorf("session %s lists %q with no hold", id, k)
+			}
+			held += len(refs)
+			for _, ref := range refs {
+				if err := checkHold(id, k, ref); err != nil {
+					return err
+				}
+			}
+		}
+		n := 0
+		for _, j := range s.jobs {
+			if j.sess == sess {
+				n += j.nhold
+			}
+		}
+		if n != held {
+			return fmt.Errorf("session %s lists %d holds, its jobs hold %d", id, held, n)
+		}
+	}
+	for _, j := range s.jobs {
+		n := 0
+		for _, h := range j.hold {
+			if h {
+				n++
+			}
+		}
+		if n != j.nhold {
+			return fmt.Errorf("job %d holds %d outputs, its count says %d", j.id, n, j.nhold)
+		}
+		if j.retired && n == 0 {
+			needed := false
+			for t := range j.linkedBy {
+				needed = needed || s.linkNeeded(j, t)
+			}
+			if !needed {
+				return fmt.Errorf("retired job %d holds nothing and no link needs it, but is listed", j.id)
+			}
+		}
+	}
+	return nil
+}
+
+// checkHold checks one hold of key k by session id: a task of a listed
+// job, under that key, which holds it.
+func checkHold(id, k string, ref taskRef) error {
+	switch {
+	case ref.j.over:
+		return fmt.Errorf("session %s holds %q of job %d, which is over", id, k, ref.j.id)
+	case ref.j.key(ref.i) != k:
+		return fmt.Errorf("session %s holds %q as task %q of job %d", id, k, ref.j.key(ref.i), ref.j.id)
+	case ref.j.hold == nil || !ref.j.hold[ref.i]:
+		return fmt.Errorf("session %s holds %q, but job %d does not hold it", id, k, ref.j.id)
+	}
+	return nil
+}
+
 // checkServer checks the scheduler's invariants; s.mu must be held. It
 // recomputes from the tasks' states what the scheduler keeps as counters
 // and lists, and reports the first difference.
 func checkServer(s *Server) error {
+	if err := checkSessions(s); err != nil {
+		return err
+	}
 	if len(s.score) != len(s.live) {
 		return fmt.Errorf("%d scores for %d live workers", len(s.score), len(s.live))
 	}
@@ -486,7 +629,15 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 				return fmt.Errorf("task %q is queued but in no root queue", key)
 			}
 		}
-		if st == tsWaiting {
+		if st == tsWaiting && j.linked(t) {
+			src := j.link[t]
+			if src.j.over {
+				return fmt.Errorf("linked task %q waits for job %d, which is over", key, src.j.id)
+			}
+			if src.j.state[src.i] == tsMemory {
+				return fmt.Errorf("linked task %q waits, but its source in job %d is in memory", key, src.j.id)
+			}
+		} else if st == tsWaiting {
 			missing := int32(0)
 			for _, d := range j.deps(t) {
 				switch j.state[d] {
@@ -508,7 +659,7 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 		// need counts the dependents not finished.
 		want := int32(0)
 		for _, c := range j.dependents(t) {
-			if !finished(j.state[c]) {
+			if !finished(j.state[c]) && !j.linked(c) {
 				want++
 			}
 		}
@@ -523,7 +674,7 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 	// worker (checked above for memory): it is waiting only for its client.
 	if active == 0 {
 		for _, o := range j.outputs {
-			if j.state[o] != tsMemory {
+			if j.isOut[o] && j.state[o] != tsMemory {
 				return fmt.Errorf("nothing runs, but output %q is %s", j.key(o), stateNames[j.state[o]])
 			}
 		}
@@ -641,6 +792,13 @@ func (ss *simServer) workerMessage(f *fuzzReader, sess *simSession) *pb.WorkerMe
 	if f.n(4) == 0 {
 		m.Heartbeat = &pb.Heartbeat{}
 	}
+	// Copies asked for (a broadcast), reported now and then.
+	if len(sess.reps) > 0 && f.n(2) == 0 {
+		for _, d := range sess.reps {
+			m.Replicas = append(m.Replicas, &pb.Replica{Job: d.Job, Key: d.Key, Nbytes: d.Nbytes})
+		}
+		sess.reps = nil
+	}
 	for range 1 + f.n(3) {
 		spec, k := ss.ref(f, sess)
 		forget := func() {
@@ -749,6 +907,7 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		return func() string { return fmt.Sprintf("worker %d disconnects (left %v)", sess.w.id, left) }
 	case op < 26:
 		defs, run := f.graph()
+		ss.sessionJob(f, defs, run)
 		var j *srvJob
 		switch c := f.n(8); {
 		case c < 2 && len(defs) > 1:
@@ -791,8 +950,11 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		if j == nil {
 			return func() string { return "no job" }
 		}
-		ss.cancel(t, j)
-		return func() string { return fmt.Sprintf("client of job %d cancels", j.id) }
+		clean := f.n(2) == 0
+		ss.cancel(t, j, clean)
+		return func() string { return fmt.Sprintf("client of job %d ends its stream (clean %v)", j.id, clean) }
+	case op < 30:
+		return ss.session(t, f)
 	default:
 		// Workers silent for WorkerTimeout (10 s) on the harness's clock
 		// are lost; tasks with no worker for as long fail their job.
@@ -870,6 +1032,9 @@ func (ss *simServer) settle(t testing.TB, trail []func() string) {
 			continue
 		}
 		for _, o := range j.outputs {
+			if !j.isOut[o] {
+				continue // a retired job's output that nobody holds
+			}
 			if j.state[o] != tsMemory {
 				var st []string
 				for i := range int32(j.ntasks()) {

@@ -47,6 +47,11 @@ func (s *Server) place(j *srvJob, t int32) {
 	if j.over {
 		return
 	}
+	if j.linked(t) {
+		// Never computed here: its value is the source's.
+		s.linkWait(j, t)
+		return
+	}
 	deps := j.deps(t)
 	if len(deps) == 0 {
 		s.placeRoot(j, t)
@@ -167,7 +172,7 @@ func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
 		deps := make([]pb.Dep, len(ds))
 		spec.Deps = make([]*pb.Dep, len(ds))
 		for k, d := range ds {
-			if j.need[d] == 1 && j.slot[d] == 0 && len(j.deps(d)) == 0 && !j.isOut[d] && j.held(d) {
+			if j.need[d] == 1 && j.slot[d] == 0 && len(j.deps(d)) == 0 && !j.isOut[d] && j.held(d) && !j.linked(d) {
 				// t is the last consumer of root d: d's value is held
 				// until t finishes, against its first holder's budget.
 				j.slot[d] = j.who[d]
@@ -177,6 +182,7 @@ func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
 			p.Key = j.key(d)
 			p.Addresses = s.addrsOf(j, d)
 			p.Nbytes = j.nbytes[d]
+			p.Job = j.valueJob(d)
 			spec.Deps[k] = p
 		}
 	}

@@ -185,6 +185,23 @@ type srvJob struct {
 	quit  chan struct{} // closed when the client's stream ended
 	ended bool          // quit is closed
 	over  bool          // dropped from the scheduler
+
+	// Sessions (server_session.go).
+	sess     *srvSession
+	hold     []bool              // outputs held for the session; nil when none
+	nhold    int                 // true entries of hold
+	heldDefs []int32             // tasks the client marked held
+	link     map[int32]taskRef   // tasks whose value is another job's (a held key)
+	linkedBy map[int32][]taskRef // other jobs' tasks linked to this one's
+	retired  bool                // the client's stream ended; kept for held values
+	copies   map[int32][]int32   // workers asked to replicate a held value, until they report it
+	failure  *pb.JobError        // the error that ended the job, if any
+}
+
+// linked reports whether t's value is another job's.
+func (j *srvJob) linked(t int32) bool {
+	_, ok := j.link[t]
+	return ok
 }
 
 type noWorkerEntry struct {
@@ -203,6 +220,10 @@ func (w *srvWorker) wout() *pb.SchedulerMessage {
 
 // jout returns j's pending event, creating it, and wakes its sender.
 func (j *srvJob) jout() *pb.ClientEvent {
+	if j.ended {
+		// Nobody listens (a retired job): a throwaway.
+		return &pb.ClientEvent{}
+	}
 	if j.out == nil {
 		j.out = &pb.ClientEvent{Job: j.id}
 	}
@@ -302,7 +323,7 @@ func (s *Server) lose(w *srvWorker, why string) {
 		x.wout().LostPeers = append(x.wout().LostPeers, w.reg.DataAddress)
 	}
 	for _, j := range s.sortedJobs() {
-		if !j.over && !j.final {
+		if !j.over && !j.final && !j.ended {
 			j.jout().LostPeers = append(j.jout().LostPeers, w.reg.DataAddress)
 		}
 	}
@@ -448,6 +469,7 @@ func (s *Server) failJob(j *srvJob, e *pb.JobError) {
 	}
 	j.jout().Error = e
 	j.final = true
+	j.failure = e
 	msg := e.Message
 	if msg == "" && e.Failure != nil {
 		msg = e.Failure.Message
@@ -470,6 +492,8 @@ func (s *Server) dropJob(j *srvJob) {
 	}
 	j.over = true
 	delete(s.jobs, j.id)
+	s.failLinks(j)
+	s.unlink(j)
 	for t, id := range j.slot {
 		if id != 0 {
 			s.unslot(j, int32(t))
@@ -531,6 +555,14 @@ func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 			return
 		}
 		for _, d := range m.Tasks {
+			if d.Held {
+				if len(d.Deps) > 0 {
+					s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
+						Message: fmt.Sprintf("task %.200q is marked held but lists %d dependencies", d.Key, len(d.Deps))})
+					return
+				}
+				j.heldDefs = append(j.heldDefs, int32(j.ntasks()))
+			}
 			if err := j.defs.add(d); err != nil {
 				s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH, Message: err.Error()})
 				return
@@ -600,6 +632,9 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 		bad(-1, "the job asks for no outputs (%d tasks): nothing to compute", n)
 		return
 	}
+	if !s.startSession(j, run) {
+		return
+	}
 	for i := range n {
 		j.usersOff[i+1] += j.usersOff[i]
 	}
@@ -642,7 +677,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 		}
 		j.waiting[i] = int32(len(deps))
 		j.need[i] = j.usersOff[i+1] - j.usersOff[i]
-		if len(deps) == 0 {
+		if len(deps) == 0 && !j.linked(i) {
 			roots = append(roots, i)
 		}
 	}
@@ -655,6 +690,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	for _, t := range roots {
 		s.place(j, t)
 	}
+	s.startLinks(j)
 	s.balance()
 }
 
@@ -727,7 +763,6 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 		return
 	}
 	w.tasksDone++
-	j.state[t] = tsMemory
 	j.setHolder(t, w.id)
 	j.nbytes[t] = d.Nbytes
 	if d.StartUnixNano > 0 && d.StopUnixNano >= d.StartUnixNano {
@@ -746,25 +781,53 @@ func (s *Server) taskDone(w *srvWorker, d *pb.TaskDone) {
 			Index: t, WorkerId: w.id, StartUnixNano: d.StartUnixNano, StopUnixNano: d.StopUnixNano, Nbytes: d.Nbytes,
 		})
 	}
+	s.finished(j, t, w.addrs)
+	s.notifyLinks(j, t)
+}
+
+// finished: t's value is in memory (held by who[t], or its source's
+// holders for a linked task): its dependencies may be released, its
+// dependents placed, and the client told when it is an output. addrs are
+// its holders' addresses when known (nil: looked up).
+func (s *Server) finished(j *srvJob, t int32, addrs []string) {
+	j.state[t] = tsMemory
 	for _, dep := range j.deps(t) {
+		if j.link != nil && j.linked(t) {
+			break // a linked task needs none of its dependencies (startLinks)
+		}
 		j.need[dep]--
 		if j.need[dep] == 0 && !j.isOut[dep] && j.state[dep] == tsMemory {
 			s.release(j, dep)
 		}
 	}
 	for _, c := range j.dependents(t) {
-		if j.state[c] == tsWaiting {
+		if j.state[c] == tsWaiting && (j.link == nil || !j.linked(c)) {
 			j.waiting[c]--
 			if j.waiting[c] == 0 {
 				s.place(j, c)
 			}
 		}
 	}
+	if j.over {
+		return // a linked dependent failed the job
+	}
 	if j.isOut[t] {
-		j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: w.addrs, Nbytes: d.Nbytes})
+		if addrs == nil {
+			addrs = s.addrsOf(j, t)
+		}
+		j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: addrs, Nbytes: j.nbytes[t], Job: j.valueJob(t)})
 	} else if j.need[t] == 0 {
 		s.release(j, t)
 	}
+}
+
+// valueJob is the job under which t's holders store its value, when not
+// j: a linked task's source job; 0 otherwise.
+func (j *srvJob) valueJob(t int32) uint64 {
+	if src, ok := j.link[t]; ok {
+		return src.j.id
+	}
+	return 0
 }
 
 // replica: w fetched a value for a task and keeps it. While the value is
@@ -784,8 +847,18 @@ func (s *Server) replica(w *srvWorker, r *pb.Replica) {
 	if j == nil {
 		return // the job is over: the worker dropped it with cancel_jobs
 	}
+	asked := false
+	if c := j.copies[t]; len(c) > 0 {
+		if k := slices.Index(c, w.id); k >= 0 {
+			asked = true
+			j.copies[t] = slices.Delete(c, k, k+1)
+			if len(j.copies[t]) == 0 {
+				delete(j.copies, t)
+			}
+		}
+	}
 	if j.state[t] == tsMemory && (j.need[t] > 0 || j.isOut[t]) {
-		if s.runsConsumer(j, t, w) {
+		if asked || s.runsConsumer(j, t, w) {
 			j.addHolder(t, w.id)
 			return
 		}
@@ -820,14 +893,20 @@ func (s *Server) sawWorker(j *srvJob, w *srvWorker) {
 
 // release drops t's value on every worker holding it.
 func (s *Server) release(j *srvJob, t int32) {
-	ref := &pb.KeyRef{Job: j.id, Key: j.key(t)}
-	for id := range j.holders(t) {
-		w := s.byID[id]
-		w.wout().Release = append(w.wout().Release, ref)
+	src, linked := j.link[t]
+	if !linked {
+		ref := &pb.KeyRef{Job: j.id, Key: j.key(t)}
+		for id := range j.holders(t) {
+			w := s.byID[id]
+			w.wout().Release = append(w.wout().Release, ref)
+		}
 	}
 	j.setHolder(t, 0)
 	j.state[t] = tsReleased
 	s.unslot(j, t)
+	if linked {
+		s.sourceCheck(src)
+	}
 }
 
 // unslot stops counting t's value against its worker's root budget.
@@ -888,7 +967,16 @@ func (s *Server) missingDep(w *srvWorker, m *pb.MissingDep) {
 }
 
 // dropAddresses removes the workers at data addresses from d's holders.
+//
+// For a linked d, the addresses are dropped from its source too, whose
+// value is lost (and recomputed by its job) when none is left.
 func (s *Server) dropAddresses(j *srvJob, d int32, addrs []string) {
+	if src, ok := j.link[d]; ok && !src.j.over && src.j.state[src.i] == tsMemory {
+		s.dropAddresses(src.j, src.i, addrs)
+		if !src.j.held(src.i) {
+			s.valueLost(src.j, src.i)
+		}
+	}
 	for _, a := range addrs {
 		for id := range j.holders(d) {
 			if s.byID[id].reg.DataAddress == a {
@@ -914,7 +1002,7 @@ func (s *Server) lostOutput(j *srvJob, lo *pb.LostOutput) {
 		s.valueLost(j, t)
 		return
 	}
-	j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: s.addrsOf(j, t), Nbytes: j.nbytes[t]})
+	j.jout().Outputs = append(j.jout().Outputs, &pb.OutputReady{Index: t, Addresses: s.addrsOf(j, t), Nbytes: j.nbytes[t], Job: j.valueJob(t)})
 }
 
 // valueLost: d was in memory and no worker holds it any more. Tasks that
@@ -934,6 +1022,10 @@ func (s *Server) valueLost(j *srvJob, d int32) {
 		}
 	}
 	if j.need[d] > 0 || j.isOut[d] {
+		if j.linked(d) {
+			s.linkWait(j, d)
+			return
+		}
 		s.log.Debug("recomputing a lost value", "job", j.id, "key", j.key(d))
 		s.recompute(j, d)
 	}
@@ -943,14 +1035,23 @@ func (s *Server) valueLost(j *srvJob, d int32) {
 // needed again (and recomputed themselves when gone), and it waits for
 // them.
 func (s *Server) recompute(j *srvJob, t int32) {
-	n := int32(0)
+	if j.linked(t) {
+		s.linkWait(j, t)
+		return
+	}
+	j.state[t] = tsLimbo
 	for _, d := range j.deps(t) {
 		j.need[d]++
+		if j.state[d] == tsReleased {
+			s.recompute(j, d)
+		}
+	}
+	// Counted after the recursion: a linked dependency may be back at
+	// once, and t, not waiting yet, was not counted down for it.
+	n := int32(0)
+	for _, d := range j.deps(t) {
 		if j.state[d] != tsMemory {
 			n++
-			if j.state[d] == tsReleased {
-				s.recompute(j, d)
-			}
 		}
 	}
 	j.state[t] = tsWaiting
@@ -963,14 +1064,16 @@ func (s *Server) recompute(j *srvJob, t int32) {
 // requeue places a task taken back from a worker (state limbo) again, or
 // makes it wait for dependencies no longer in memory.
 func (s *Server) requeue(j *srvJob, t int32) {
+	for _, d := range j.deps(t) {
+		if j.state[d] == tsReleased {
+			// Still needed by t, so it must come back.
+			s.recompute(j, d)
+		}
+	}
 	n := int32(0)
 	for _, d := range j.deps(t) {
 		if j.state[d] != tsMemory {
 			n++
-			if j.state[d] == tsReleased {
-				// Still needed by t, so it must come back.
-				s.recompute(j, d)
-			}
 		}
 	}
 	j.state[t] = tsWaiting

@@ -104,7 +104,7 @@ func TestServerStateScripted(t *testing.T) {
 
 	// The client of the first job goes away: the job is dropped and the
 	// workers are told.
-	ss.cancel(t, j)
+	ss.cancel(t, j, false)
 	ok("the job was cancelled")
 	if len(ss.s.jobs) != 0 {
 		t.Fatalf("%d jobs left after the cancellation", len(ss.s.jobs))

@@ -51,6 +51,7 @@ type Worker struct {
 	opts   WorkerOptions
 	log    *slog.Logger
 	cancel context.CancelFunc
+	life   context.Context // cancelled when the worker stops
 	lis    net.Listener
 	srv    *grpc.Server
 	addr   string // advertised data address
@@ -195,6 +196,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		return fail(fmt.Errorf("distributed: worker: scheduler %s: %w", opts.Scheduler, err))
 	}
 	ctx, w.cancel = context.WithCancel(ctx)
+	w.life = ctx
 	sess, err := w.connect(ctx)
 	if err != nil {
 		w.cancel()

@@ -111,6 +111,51 @@ func (w *Worker) handle(m *pb.SchedulerMessage) {
 			w.data.dropPeer(a)
 		}
 	}
+	if len(m.Replicate) > 0 {
+		w.wg.Add(1)
+		go w.replicate(m.Replicate)
+	}
+}
+
+// replicate fetches the values ds (a broadcast a client asked for), keeps
+// them and reports them as replicas; a value whose job was cancelled
+// meanwhile is dropped again. A value no address serves is not kept: the
+// scheduler then never counts this worker as its holder. Bounded by the
+// worker's life and 10 minutes.
+func (w *Worker) replicate(ds []*pb.Dep) {
+	defer w.wg.Done()
+	ctx, cancel := context.WithTimeout(w.life, 10*time.Minute)
+	defer cancel()
+	for _, d := range ds {
+		if d.Job == 0 || w.store.has(d.Job, d.Key) {
+			continue
+		}
+		for _, a := range d.Addresses {
+			if a == w.addr {
+				continue
+			}
+			var v any
+			got := false
+			err := w.data.fetchEach(ctx, a, d.Job, []string{d.Key}, func(_ int, x any, ok bool) { v, got = x, ok })
+			if err != nil || !got {
+				continue
+			}
+			w.fetched.Add(1)
+			n := w.store.put(d.Job, d.Key, v)
+			w.mu.Lock()
+			live := !w.gone[d.Job] && !w.stopping
+			if live {
+				w.out.Replicas = append(w.out.Replicas, &pb.Replica{Job: d.Job, Key: d.Key, Nbytes: n})
+			}
+			w.mu.Unlock()
+			if live {
+				w.signal()
+			} else {
+				w.store.release(d.Job, d.Key)
+			}
+			break
+		}
+	}
 }
 
 // enqueueLocked queues spec and reports whether a runner should look. A
@@ -361,16 +406,48 @@ func (w *Worker) report(t *task, add func(m *pb.WorkerMessage)) bool {
 // addresses that failed. A dependency that its holder cannot encode, or
 // this worker cannot decode, is the task's failure instead: asking again
 // would fail again.
+//
+// A dependency stored under another job (Dep.job: a value a client
+// session holds) is read from the store under that job, or fetched, and
+// not kept as a replica: the scheduler tracks holders per job.
 func (w *Worker) gather(ctx context.Context, t *task) (deps map[string]any, missing []*pb.MissingDep, failure *pb.Failure) {
 	spec := t.spec
 	deps = make(map[string]any, len(spec.Deps))
-	var remote []*pb.Dep
+	var remote, foreign []*pb.Dep
 	for _, d := range spec.Deps {
-		if w.fromStore(spec.Job, d.Key, deps) {
+		job := depJob(spec, d)
+		if w.fromStore(job, d.Key, deps) {
+			continue
+		}
+		if job != spec.Job {
+			foreign = append(foreign, d)
 			continue
 		}
 		remote = append(remote, d)
 	}
+	if len(foreign) > 0 {
+		more, failure := w.fetchDeps(ctx, spec, foreign, deps)
+		if failure != nil {
+			return nil, nil, failure
+		}
+		missing = more
+	}
+	deps, more, failure := w.gatherOwn(ctx, t, remote, deps)
+	return deps, append(missing, more...), failure
+}
+
+// depJob is the job under which d's value is stored.
+func depJob(spec *pb.TaskSpec, d *pb.Dep) uint64 {
+	if d.Job != 0 {
+		return d.Job
+	}
+	return spec.Job
+}
+
+// gatherOwn is gather for the dependencies of t's own job not in the
+// store.
+func (w *Worker) gatherOwn(ctx context.Context, t *task, remote []*pb.Dep, deps map[string]any) (_ map[string]any, missing []*pb.MissingDep, failure *pb.Failure) {
+	spec := t.spec
 	if len(remote) == 0 {
 		return deps, nil, nil
 	}
@@ -477,6 +554,13 @@ func (w *Worker) keepReplicas(t *task, ds []*pb.Dep, deps map[string]any, claime
 // in one call, trying a dependency's next address when one fails. It
 // returns the dependencies that no address served, and the task's failure
 // when a value cannot be encoded or decoded.
+// source is where a dependency is fetched from: an address and the job
+// the value is stored under there.
+type source struct {
+	addr string
+	job  uint64
+}
+
 func (w *Worker) fetchDeps(ctx context.Context, spec *pb.TaskSpec, remote []*pb.Dep, deps map[string]any) (missing []*pb.MissingDep, failure *pb.Failure) {
 	failed := map[string][]string{} // dependency -> addresses that failed
 	next := map[string]int{}        // dependency -> index of its next address
@@ -484,8 +568,8 @@ func (w *Worker) fetchDeps(ctx context.Context, spec *pb.TaskSpec, remote []*pb.
 	for len(remote) > 0 && ctx.Err() == nil {
 		// One round: each dependency's next address; one call per address.
 		tried := map[string]string{}
-		byAddr := map[string][]string{}
-		var order []string
+		byAddr := map[source][]string{}
+		var order []source
 		for _, d := range remote {
 			for next[d.Key] < len(d.Addresses) {
 				a := d.Addresses[next[d.Key]]
@@ -495,17 +579,18 @@ func (w *Worker) fetchDeps(ctx context.Context, spec *pb.TaskSpec, remote []*pb.
 					failed[d.Key] = append(failed[d.Key], a)
 					continue
 				}
-				if byAddr[a] == nil {
-					order = append(order, a)
+				src := source{a, depJob(spec, d)}
+				if byAddr[src] == nil {
+					order = append(order, src)
 				}
-				byAddr[a] = append(byAddr[a], d.Key)
+				byAddr[src] = append(byAddr[src], d.Key)
 				tried[d.Key] = a
 				break
 			}
 		}
-		fetchFrom := func(addr string) {
-			keys := byAddr[addr]
-			err := w.data.fetchEach(ctx, addr, spec.Job, keys, func(i int, v any, ok bool) {
+		fetchFrom := func(src source) {
+			addr, keys := src.addr, byAddr[src]
+			err := w.data.fetchEach(ctx, addr, src.job, keys, func(i int, v any, ok bool) {
 				if ok {
 					w.fetched.Add(1)
 					mu.Lock()

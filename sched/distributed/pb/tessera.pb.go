@@ -238,10 +238,13 @@ func (x *Welcome) GetHeartbeatIntervalMs() int64 {
 
 // Dep says where a task's dependency can be fetched from.
 type Dep struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Addresses     []string               `protobuf:"bytes,2,rep,name=addresses,proto3" json:"addresses,omitempty"` // data addresses holding it; may be the worker's own
-	Nbytes        int64                  `protobuf:"varint,3,opt,name=nbytes,proto3" json:"nbytes,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Key       string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Addresses []string               `protobuf:"bytes,2,rep,name=addresses,proto3" json:"addresses,omitempty"` // data addresses holding it; may be the worker's own
+	Nbytes    int64                  `protobuf:"varint,3,opt,name=nbytes,proto3" json:"nbytes,omitempty"`
+	// The job under which the holders store it, when it is not the task's
+	// own: a value held for a client session by one of its earlier jobs.
+	Job           uint64 `protobuf:"varint,4,opt,name=job,proto3" json:"job,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -293,6 +296,13 @@ func (x *Dep) GetAddresses() []string {
 func (x *Dep) GetNbytes() int64 {
 	if x != nil {
 		return x.Nbytes
+	}
+	return 0
+}
+
+func (x *Dep) GetJob() uint64 {
+	if x != nil {
+		return x.Job
 	}
 	return 0
 }
@@ -444,7 +454,11 @@ type SchedulerMessage struct {
 	// Data addresses of workers the scheduler lost (silent, frozen, gone):
 	// fetches from them are abandoned at once (the task reports MissingDep)
 	// instead of waiting for the connection's keepalive or the idle bound.
-	LostPeers     []string `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"`
+	LostPeers []string `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"`
+	// Fetch these values (Dep.job is the job they are stored under) from
+	// the addresses given, keep them, and report each as a Replica: copies
+	// a client asked for on every worker (a broadcast).
+	Replicate     []*Dep `protobuf:"bytes,7,rep,name=replicate,proto3" json:"replicate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -517,6 +531,13 @@ func (x *SchedulerMessage) GetCancelJobs() []uint64 {
 func (x *SchedulerMessage) GetLostPeers() []string {
 	if x != nil {
 		return x.LostPeers
+	}
+	return nil
+}
+
+func (x *SchedulerMessage) GetReplicate() []*Dep {
+	if x != nil {
+		return x.Replicate
 	}
 	return nil
 }
@@ -1173,12 +1194,17 @@ func (x *WorkerMessage) GetReplicas() []*Replica {
 
 // TaskDef is one node of a job's graph.
 type TaskDef struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Node          []byte                 `protobuf:"bytes,2,opt,name=node,proto3" json:"node,omitempty"`          // graph.EncodeNode
-	Deps          []int32                `protobuf:"varint,3,rep,packed,name=deps,proto3" json:"deps,omitempty"`  // distinct dependencies: indices in the job's task list
-	Priority      int64                  `protobuf:"varint,4,opt,name=priority,proto3" json:"priority,omitempty"` // lower runs first
-	Resources     map[string]float64     `protobuf:"bytes,5,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Key       string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Node      []byte                 `protobuf:"bytes,2,opt,name=node,proto3" json:"node,omitempty"`          // graph.EncodeNode
+	Deps      []int32                `protobuf:"varint,3,rep,packed,name=deps,proto3" json:"deps,omitempty"`  // distinct dependencies: indices in the job's task list
+	Priority  int64                  `protobuf:"varint,4,opt,name=priority,proto3" json:"priority,omitempty"` // lower runs first
+	Resources map[string]float64     `protobuf:"bytes,5,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	// The client says the key is held by its session (an earlier job
+	// computed it and holds it): the task is not computed, its value is the
+	// session's; node and deps must be empty. A key the session does not
+	// hold is a bad graph.
+	Held          bool `protobuf:"varint,6,opt,name=held,proto3" json:"held,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1248,12 +1274,27 @@ func (x *TaskDef) GetResources() map[string]float64 {
 	return nil
 }
 
+func (x *TaskDef) GetHeld() bool {
+	if x != nil {
+		return x.Held
+	}
+	return false
+}
+
 type Run struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Outputs       []int32                `protobuf:"varint,1,rep,packed,name=outputs,proto3" json:"outputs,omitempty"` // task indices the client wants
-	Events        bool                   `protobuf:"varint,2,opt,name=events,proto3" json:"events,omitempty"`          // send a TaskEvent for every task
-	Retries       int32                  `protobuf:"varint,3,opt,name=retries,proto3" json:"retries,omitempty"`        // re-runs of a failing task before its error is final
-	Name          string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Outputs []int32                `protobuf:"varint,1,rep,packed,name=outputs,proto3" json:"outputs,omitempty"` // task indices the client wants
+	Events  bool                   `protobuf:"varint,2,opt,name=events,proto3" json:"events,omitempty"`          // send a TaskEvent for every task
+	Retries int32                  `protobuf:"varint,3,opt,name=retries,proto3" json:"retries,omitempty"`        // re-runs of a failing task before its error is final
+	Name    string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The session (SessionEvent.session) the job belongs to; "" for none.
+	// Tasks whose keys the session holds, or which another of its jobs
+	// computes to hold, are not computed again: their values are those.
+	Session string `protobuf:"bytes,5,opt,name=session,proto3" json:"session,omitempty"`
+	// Outputs (task indices, among outputs) that stay on the workers when
+	// the job ends, held for the session until it releases them. Needs a
+	// session.
+	Hold          []int32 `protobuf:"varint,6,rep,packed,name=hold,proto3" json:"hold,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1314,6 +1355,20 @@ func (x *Run) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *Run) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *Run) GetHold() []int32 {
+	if x != nil {
+		return x.Hold
+	}
+	return nil
 }
 
 // LostOutput: the client could not fetch an output from the address the
@@ -1511,6 +1566,7 @@ type OutputReady struct {
 	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
 	Addresses     []string               `protobuf:"bytes,2,rep,name=addresses,proto3" json:"addresses,omitempty"`
 	Nbytes        int64                  `protobuf:"varint,3,opt,name=nbytes,proto3" json:"nbytes,omitempty"`
+	Job           uint64                 `protobuf:"varint,4,opt,name=job,proto3" json:"job,omitempty"` // the job to fetch it under, when not this one (a held value)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1562,6 +1618,13 @@ func (x *OutputReady) GetAddresses() []string {
 func (x *OutputReady) GetNbytes() int64 {
 	if x != nil {
 		return x.Nbytes
+	}
+	return 0
+}
+
+func (x *OutputReady) GetJob() uint64 {
+	if x != nil {
+		return x.Job
 	}
 	return 0
 }
@@ -1786,6 +1849,103 @@ func (x *ClientEvent) GetLostPeers() []string {
 	return nil
 }
 
+// SessionMessage is what a client sends on its session.
+type SessionMessage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Release       []string               `protobuf:"bytes,1,rep,name=release,proto3" json:"release,omitempty"`     // keys the client no longer holds
+	Replicate     []string               `protobuf:"bytes,2,rep,name=replicate,proto3" json:"replicate,omitempty"` // held keys to copy to every live worker
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionMessage) Reset() {
+	*x = SessionMessage{}
+	mi := &file_tessera_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionMessage) ProtoMessage() {}
+
+func (x *SessionMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionMessage.ProtoReflect.Descriptor instead.
+func (*SessionMessage) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *SessionMessage) GetRelease() []string {
+	if x != nil {
+		return x.Release
+	}
+	return nil
+}
+
+func (x *SessionMessage) GetReplicate() []string {
+	if x != nil {
+		return x.Replicate
+	}
+	return nil
+}
+
+type SessionEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"` // the session's name, in the first event
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionEvent) Reset() {
+	*x = SessionEvent{}
+	mi := &file_tessera_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionEvent) ProtoMessage() {}
+
+func (x *SessionEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
+func (*SessionEvent) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SessionEvent) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
 type FetchRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Job           uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"`
@@ -1796,7 +1956,7 @@ type FetchRequest struct {
 
 func (x *FetchRequest) Reset() {
 	*x = FetchRequest{}
-	mi := &file_tessera_proto_msgTypes[23]
+	mi := &file_tessera_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1808,7 +1968,7 @@ func (x *FetchRequest) String() string {
 func (*FetchRequest) ProtoMessage() {}
 
 func (x *FetchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[23]
+	mi := &file_tessera_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1821,7 +1981,7 @@ func (x *FetchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchRequest.ProtoReflect.Descriptor instead.
 func (*FetchRequest) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{23}
+	return file_tessera_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *FetchRequest) GetJob() uint64 {
@@ -1853,7 +2013,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_tessera_proto_msgTypes[24]
+	mi := &file_tessera_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +2025,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[24]
+	mi := &file_tessera_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1878,7 +2038,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{24}
+	return file_tessera_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Frame) GetKey() string {
@@ -1927,11 +2087,12 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"Z\n" +
 	"\aWelcome\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"M\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"_\n" +
 	"\x03Dep\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1c\n" +
 	"\taddresses\x18\x02 \x03(\tR\taddresses\x12\x16\n" +
-	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\"\x9c\x02\n" +
+	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\x12\x10\n" +
+	"\x03job\x18\x04 \x01(\x04R\x03job\"\x9c\x02\n" +
 	"\bTaskSpec\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
@@ -1944,7 +2105,7 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\",\n" +
 	"\x06KeyRef\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\xb9\x02\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\xf4\x02\n" +
 	"\x10SchedulerMessage\x129\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1f.tessera.distributed.v1.WelcomeR\awelcome\x12:\n" +
 	"\acompute\x18\x02 \x03(\v2 .tessera.distributed.v1.TaskSpecR\acompute\x124\n" +
@@ -1953,7 +2114,8 @@ const file_tessera_proto_rawDesc = "" +
 	"\vcancel_jobs\x18\x05 \x03(\x04R\n" +
 	"cancelJobs\x12\x1d\n" +
 	"\n" +
-	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"\xa8\x01\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\x129\n" +
+	"\treplicate\x18\a \x03(\v2\x1b.tessera.distributed.v1.DepR\treplicate\"\xa8\x01\n" +
 	"\bTaskDone\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
@@ -2014,21 +2176,24 @@ const file_tessera_proto_rawDesc = "" +
 	"\amissing\x18\x04 \x03(\v2\".tessera.distributed.v1.MissingDepR\amissing\x12:\n" +
 	"\x06stolen\x18\x05 \x03(\v2\".tessera.distributed.v1.StealReplyR\x06stolen\x12?\n" +
 	"\theartbeat\x18\x06 \x01(\v2!.tessera.distributed.v1.HeartbeatR\theartbeat\x12;\n" +
-	"\breplicas\x18\a \x03(\v2\x1f.tessera.distributed.v1.ReplicaR\breplicas\"\xeb\x01\n" +
+	"\breplicas\x18\a \x03(\v2\x1f.tessera.distributed.v1.ReplicaR\breplicas\"\xff\x01\n" +
 	"\aTaskDef\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\fR\x04node\x12\x12\n" +
 	"\x04deps\x18\x03 \x03(\x05R\x04deps\x12\x1a\n" +
 	"\bpriority\x18\x04 \x01(\x03R\bpriority\x12L\n" +
-	"\tresources\x18\x05 \x03(\v2..tessera.distributed.v1.TaskDef.ResourcesEntryR\tresources\x1a<\n" +
+	"\tresources\x18\x05 \x03(\v2..tessera.distributed.v1.TaskDef.ResourcesEntryR\tresources\x12\x12\n" +
+	"\x04held\x18\x06 \x01(\bR\x04held\x1a<\n" +
 	"\x0eResourcesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"e\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x93\x01\n" +
 	"\x03Run\x12\x18\n" +
 	"\aoutputs\x18\x01 \x03(\x05R\aoutputs\x12\x16\n" +
 	"\x06events\x18\x02 \x01(\bR\x06events\x12\x18\n" +
 	"\aretries\x18\x03 \x01(\x05R\aretries\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name\"<\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x18\n" +
+	"\asession\x18\x05 \x01(\tR\asession\x12\x12\n" +
+	"\x04hold\x18\x06 \x03(\x05R\x04hold\"<\n" +
 	"\n" +
 	"LostOutput\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x18\n" +
@@ -2042,11 +2207,12 @@ const file_tessera_proto_rawDesc = "" +
 	"\tworker_id\x18\x02 \x01(\x05R\bworkerId\x12&\n" +
 	"\x0fstart_unix_nano\x18\x03 \x01(\x03R\rstartUnixNano\x12$\n" +
 	"\x0estop_unix_nano\x18\x04 \x01(\x03R\fstopUnixNano\x12\x16\n" +
-	"\x06nbytes\x18\x05 \x01(\x03R\x06nbytes\"Y\n" +
+	"\x06nbytes\x18\x05 \x01(\x03R\x06nbytes\"k\n" +
 	"\vOutputReady\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1c\n" +
 	"\taddresses\x18\x02 \x03(\tR\taddresses\x12\x16\n" +
-	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\"\x9e\x02\n" +
+	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\x12\x10\n" +
+	"\x03job\x18\x04 \x01(\x04R\x03job\"\x9e\x02\n" +
 	"\bJobError\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x129\n" +
 	"\x04kind\x18\x02 \x01(\x0e2%.tessera.distributed.v1.JobError.KindR\x04kind\x129\n" +
@@ -2071,7 +2237,12 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\v2 .tessera.distributed.v1.JobErrorR\x05error\x12<\n" +
 	"\aworkers\x18\x05 \x03(\v2\".tessera.distributed.v1.WorkerInfoR\aworkers\x12\x1d\n" +
 	"\n" +
-	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"4\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"H\n" +
+	"\x0eSessionMessage\x12\x18\n" +
+	"\arelease\x18\x01 \x03(\tR\arelease\x12\x1c\n" +
+	"\treplicate\x18\x02 \x03(\tR\treplicate\"(\n" +
+	"\fSessionEvent\x12\x18\n" +
+	"\asession\x18\x01 \x01(\tR\asession\"4\n" +
 	"\fFetchRequest\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\"[\n" +
@@ -2079,10 +2250,11 @@ const file_tessera_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\x12\x18\n" +
-	"\amissing\x18\x04 \x01(\bR\amissing2\xc6\x01\n" +
+	"\amissing\x18\x04 \x01(\bR\amissing2\xa3\x02\n" +
 	"\tScheduler\x12^\n" +
 	"\aConnect\x12%.tessera.distributed.v1.WorkerMessage\x1a(.tessera.distributed.v1.SchedulerMessage(\x010\x01\x12Y\n" +
-	"\aCompute\x12%.tessera.distributed.v1.ClientMessage\x1a#.tessera.distributed.v1.ClientEvent(\x010\x012V\n" +
+	"\aCompute\x12%.tessera.distributed.v1.ClientMessage\x1a#.tessera.distributed.v1.ClientEvent(\x010\x01\x12[\n" +
+	"\aSession\x12&.tessera.distributed.v1.SessionMessage\x1a$.tessera.distributed.v1.SessionEvent(\x010\x012V\n" +
 	"\x04Data\x12N\n" +
 	"\x05Fetch\x12$.tessera.distributed.v1.FetchRequest\x1a\x1d.tessera.distributed.v1.Frame0\x01B4Z2github.com/tessera-go/tessera/sched/distributed/pbb\x06proto3"
 
@@ -2099,7 +2271,7 @@ func file_tessera_proto_rawDescGZIP() []byte {
 }
 
 var file_tessera_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_tessera_proto_goTypes = []any{
 	(JobError_Kind)(0),       // 0: tessera.distributed.v1.JobError.Kind
 	(*Register)(nil),         // 1: tessera.distributed.v1.Register
@@ -2125,49 +2297,54 @@ var file_tessera_proto_goTypes = []any{
 	(*JobError)(nil),         // 21: tessera.distributed.v1.JobError
 	(*WorkerInfo)(nil),       // 22: tessera.distributed.v1.WorkerInfo
 	(*ClientEvent)(nil),      // 23: tessera.distributed.v1.ClientEvent
-	(*FetchRequest)(nil),     // 24: tessera.distributed.v1.FetchRequest
-	(*Frame)(nil),            // 25: tessera.distributed.v1.Frame
-	nil,                      // 26: tessera.distributed.v1.Register.ResourcesEntry
-	nil,                      // 27: tessera.distributed.v1.TaskSpec.ResourcesEntry
-	nil,                      // 28: tessera.distributed.v1.TaskDef.ResourcesEntry
+	(*SessionMessage)(nil),   // 24: tessera.distributed.v1.SessionMessage
+	(*SessionEvent)(nil),     // 25: tessera.distributed.v1.SessionEvent
+	(*FetchRequest)(nil),     // 26: tessera.distributed.v1.FetchRequest
+	(*Frame)(nil),            // 27: tessera.distributed.v1.Frame
+	nil,                      // 28: tessera.distributed.v1.Register.ResourcesEntry
+	nil,                      // 29: tessera.distributed.v1.TaskSpec.ResourcesEntry
+	nil,                      // 30: tessera.distributed.v1.TaskDef.ResourcesEntry
 }
 var file_tessera_proto_depIdxs = []int32{
-	26, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
+	28, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
 	3,  // 1: tessera.distributed.v1.TaskSpec.deps:type_name -> tessera.distributed.v1.Dep
-	27, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
+	29, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
 	2,  // 3: tessera.distributed.v1.SchedulerMessage.welcome:type_name -> tessera.distributed.v1.Welcome
 	4,  // 4: tessera.distributed.v1.SchedulerMessage.compute:type_name -> tessera.distributed.v1.TaskSpec
 	5,  // 5: tessera.distributed.v1.SchedulerMessage.steal:type_name -> tessera.distributed.v1.KeyRef
 	5,  // 6: tessera.distributed.v1.SchedulerMessage.release:type_name -> tessera.distributed.v1.KeyRef
-	8,  // 7: tessera.distributed.v1.TaskFailed.failure:type_name -> tessera.distributed.v1.Failure
-	1,  // 8: tessera.distributed.v1.WorkerMessage.register:type_name -> tessera.distributed.v1.Register
-	7,  // 9: tessera.distributed.v1.WorkerMessage.done:type_name -> tessera.distributed.v1.TaskDone
-	9,  // 10: tessera.distributed.v1.WorkerMessage.failed:type_name -> tessera.distributed.v1.TaskFailed
-	10, // 11: tessera.distributed.v1.WorkerMessage.missing:type_name -> tessera.distributed.v1.MissingDep
-	11, // 12: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
-	12, // 13: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
-	13, // 14: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
-	28, // 15: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
-	15, // 16: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
-	16, // 17: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
-	17, // 18: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
-	0,  // 19: tessera.distributed.v1.JobError.kind:type_name -> tessera.distributed.v1.JobError.Kind
-	8,  // 20: tessera.distributed.v1.JobError.failure:type_name -> tessera.distributed.v1.Failure
-	19, // 21: tessera.distributed.v1.ClientEvent.events:type_name -> tessera.distributed.v1.TaskEvent
-	20, // 22: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
-	21, // 23: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
-	22, // 24: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
-	14, // 25: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
-	18, // 26: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
-	24, // 27: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
-	6,  // 28: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
-	23, // 29: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
-	25, // 30: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
-	28, // [28:31] is the sub-list for method output_type
-	25, // [25:28] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	3,  // 7: tessera.distributed.v1.SchedulerMessage.replicate:type_name -> tessera.distributed.v1.Dep
+	8,  // 8: tessera.distributed.v1.TaskFailed.failure:type_name -> tessera.distributed.v1.Failure
+	1,  // 9: tessera.distributed.v1.WorkerMessage.register:type_name -> tessera.distributed.v1.Register
+	7,  // 10: tessera.distributed.v1.WorkerMessage.done:type_name -> tessera.distributed.v1.TaskDone
+	9,  // 11: tessera.distributed.v1.WorkerMessage.failed:type_name -> tessera.distributed.v1.TaskFailed
+	10, // 12: tessera.distributed.v1.WorkerMessage.missing:type_name -> tessera.distributed.v1.MissingDep
+	11, // 13: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
+	12, // 14: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
+	13, // 15: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
+	30, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
+	15, // 17: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
+	16, // 18: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
+	17, // 19: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
+	0,  // 20: tessera.distributed.v1.JobError.kind:type_name -> tessera.distributed.v1.JobError.Kind
+	8,  // 21: tessera.distributed.v1.JobError.failure:type_name -> tessera.distributed.v1.Failure
+	19, // 22: tessera.distributed.v1.ClientEvent.events:type_name -> tessera.distributed.v1.TaskEvent
+	20, // 23: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
+	21, // 24: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
+	22, // 25: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
+	14, // 26: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
+	18, // 27: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
+	24, // 28: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
+	26, // 29: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
+	6,  // 30: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
+	23, // 31: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
+	25, // 32: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
+	27, // 33: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
+	30, // [30:34] is the sub-list for method output_type
+	26, // [26:30] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_tessera_proto_init() }
@@ -2181,7 +2358,7 @@ func file_tessera_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tessera_proto_rawDesc), len(file_tessera_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -37,6 +37,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Scheduler_Connect_FullMethodName = "/tessera.distributed.v1.Scheduler/Connect"
 	Scheduler_Compute_FullMethodName = "/tessera.distributed.v1.Scheduler/Compute"
+	Scheduler_Session_FullMethodName = "/tessera.distributed.v1.Scheduler/Session"
 )
 
 // SchedulerClient is the client API for Scheduler service.
@@ -54,6 +55,13 @@ type SchedulerClient interface {
 	// outputs, fetches them from the workers, and closes the stream; closing
 	// or cancelling it frees everything of the job on every worker.
 	Compute(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ClientMessage, ClientEvent], error)
+	// Session is one client's session, under which jobs may leave values on
+	// the workers after they end (held keys, the client's futures and
+	// persisted collections). The scheduler's first event names the
+	// session; the client then sends releases. When the stream ends (the
+	// client closed it, or vanished) the scheduler releases every value the
+	// session held.
+	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SessionMessage, SessionEvent], error)
 }
 
 type schedulerClient struct {
@@ -90,6 +98,19 @@ func (c *schedulerClient) Compute(ctx context.Context, opts ...grpc.CallOption) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Scheduler_ComputeClient = grpc.BidiStreamingClient[ClientMessage, ClientEvent]
 
+func (c *schedulerClient) Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SessionMessage, SessionEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Scheduler_ServiceDesc.Streams[2], Scheduler_Session_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SessionMessage, SessionEvent]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Scheduler_SessionClient = grpc.BidiStreamingClient[SessionMessage, SessionEvent]
+
 // SchedulerServer is the server API for Scheduler service.
 // All implementations must embed UnimplementedSchedulerServer
 // for forward compatibility.
@@ -105,6 +126,13 @@ type SchedulerServer interface {
 	// outputs, fetches them from the workers, and closes the stream; closing
 	// or cancelling it frees everything of the job on every worker.
 	Compute(grpc.BidiStreamingServer[ClientMessage, ClientEvent]) error
+	// Session is one client's session, under which jobs may leave values on
+	// the workers after they end (held keys, the client's futures and
+	// persisted collections). The scheduler's first event names the
+	// session; the client then sends releases. When the stream ends (the
+	// client closed it, or vanished) the scheduler releases every value the
+	// session held.
+	Session(grpc.BidiStreamingServer[SessionMessage, SessionEvent]) error
 	mustEmbedUnimplementedSchedulerServer()
 }
 
@@ -120,6 +148,9 @@ func (UnimplementedSchedulerServer) Connect(grpc.BidiStreamingServer[WorkerMessa
 }
 func (UnimplementedSchedulerServer) Compute(grpc.BidiStreamingServer[ClientMessage, ClientEvent]) error {
 	return status.Error(codes.Unimplemented, "method Compute not implemented")
+}
+func (UnimplementedSchedulerServer) Session(grpc.BidiStreamingServer[SessionMessage, SessionEvent]) error {
+	return status.Error(codes.Unimplemented, "method Session not implemented")
 }
 func (UnimplementedSchedulerServer) mustEmbedUnimplementedSchedulerServer() {}
 func (UnimplementedSchedulerServer) testEmbeddedByValue()                   {}
@@ -156,6 +187,13 @@ func _Scheduler_Compute_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Scheduler_ComputeServer = grpc.BidiStreamingServer[ClientMessage, ClientEvent]
 
+func _Scheduler_Session_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(SchedulerServer).Session(&grpc.GenericServerStream[SessionMessage, SessionEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Scheduler_SessionServer = grpc.BidiStreamingServer[SessionMessage, SessionEvent]
+
 // Scheduler_ServiceDesc is the grpc.ServiceDesc for Scheduler service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -173,6 +211,12 @@ var Scheduler_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Compute",
 			Handler:       _Scheduler_Compute_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "Session",
+			Handler:       _Scheduler_Session_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
 		},
