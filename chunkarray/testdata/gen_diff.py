@@ -1,0 +1,646 @@
+#!/usr/bin/python3
+"""Writes chunkarray's randomized differential corpus against numpy (Debian's 1.24).
+
+Run from anywhere:  /usr/bin/python3 chunkarray/testdata/gen_diff.py
+
+From a fixed seed, draws random expressions over the chunkarray API
+(elementwise unary and binary ufuncs with comparisons and logical ops,
+Where, AsType, the reductions with axes, keepdims, ddof and dtype=, the NaN
+reductions, the arg reductions, the cumulative ones, Index with
+ints/slices/steps/newaxis/ellipsis/int lists/bool lists, Take, Compress,
+Transpose, Reshape, Squeeze, ExpandDims, Concatenate, Stack, Dot, Matmul,
+Tensordot) over inputs of 0 to 4 axes (size-0 and size-1 axes among them),
+every dtype, Python scalars and 0-d operands, values with NaN, infinities,
+negatives, zeros and the integer extremes; evaluates each with numpy and
+writes:
+
+  diff/corpus.json.gz  {"seed", "numpy", "exprs": [{"e": AST, "in": [array
+                       ids], "out": array id} or {"e", "in", "error": msg}]}
+  diff/arrays.bin.gz   the arrays, each a header then raw little-endian C-order
+                       bytes: u8 dtype code (DTYPES' index), u8 ndim, ndim x
+                       u32 shape, data.
+
+An AST node is {"in": k} (the expression's k-th input array), {"s": v,
+"k": "b"|"i"|"f"} (a Python scalar; floats "nan", "inf", "-inf" as
+strings), or {"op": name, "a": [nodes], ...params}: see node_* below and
+the interpreter in diff_test.go. A 0-d input beside an n-d operand is a
+numpy 0-d array (value-based casting, as a Go 0-d *nd.Array operand); a
+0-d intermediate result is evaluated here as a 1-element 1-d array beside
+an n-d operand, which types it by its dtype as chunkarray types a 0-d
+*Array (doc.go, "Operands": Dask's rule, a deliberate deviation).
+
+Skipped (deliberate, documented deviations), not written:
+  - expressions where numpy makes float16 anywhere (nd/promote.go: no
+    float16 in tessera, float32 instead);
+  - casts of NaN, infinities or out-of-range floats to integers (C's
+    undefined behaviour, numpy warns "invalid value encountered in cast";
+    the result is the platform's);
+  - complex inputs to the ops nd refuses for complex (ordering ops are
+    numpy's lexicographic order there, kept: only what errors differently
+    is listed in SKIP_COMPLEX).
+
+diff_test.go runs a bounded number of them by default and all with
+TESSERA_DIFF_ALL=1.
+"""
+import gzip
+import json
+import os
+import random
+import struct
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.environ.get("CONFORMANCE_OUT") or os.path.join(HERE, "diff")
+SEED = 20261125
+N_EXPRS = 4000
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64", "complex64", "complex128"]
+
+UNARY = ["negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tan", "logical_not", "square"]
+BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
+          "minimum", "maximum", "arctan2", "equal", "not_equal", "less", "less_equal",
+          "greater", "greater_equal", "logical_and", "logical_or", "logical_xor"]
+REDUCE = ["sum", "prod", "min", "max", "mean", "var", "std", "any", "all"]
+NANRED = ["nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd"]
+ARGRED = ["argmin", "argmax", "nanargmin", "nanargmax"]
+CUM = ["cumsum", "cumprod", "nancumsum", "nancumprod"]
+
+warnings.simplefilter("ignore")  # NaN, overflow and division warnings are expected
+rng = random.Random(SEED)
+nrng = np.random.default_rng(SEED)
+
+
+class Skip(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ inputs
+FLOATS = [-2.5, -1.0, -0.5, 0.0, -0.0, 0.5, 1.0, 2.0, 3.25, 7.0, np.nan, np.inf, -np.inf]
+
+
+def values(dt, n):
+    d = np.dtype(dt)
+    if d.kind == "b":
+        return nrng.random(n) < 0.5
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        lo = 0 if d.kind == "u" else -6
+        v = nrng.integers(lo, 10, n).astype(d)
+        r = nrng.random(n)
+        v[r < 0.04] = info.max
+        v[(r >= 0.04) & (r < 0.07)] = info.min
+        return v
+    if d.kind == "f":
+        pick = np.array(FLOATS, dtype=np.float64)[nrng.integers(0, len(FLOATS), n)]
+        smooth = np.round(nrng.normal(0, 2, n), 2)
+        r = nrng.random(n)
+        out = np.where(r < 0.25, pick, smooth)
+        if rng.random() < 0.4:  # half the arrays finite
+            out = np.where(np.isfinite(out), out, 1.5)
+        return out.astype(d)
+    re = values("float64", n)
+    im = values("float64", n)
+    out = np.zeros(n, dtype=d)
+    out.real, out.imag = re, im  # re + 1j * im would make inf * 1j NaN
+    return out
+
+
+def shape_draw(ndim):
+    sizes = [0, 1, 1, 2, 3, 3, 4, 5]
+    while True:
+        s = tuple(rng.choice(sizes) if rng.random() < 0.9 else rng.choice([6, 7]) for _ in range(ndim))
+        if int(np.prod(s)) <= 120:
+            return s
+
+
+def make_input(ctx, shape=None, dt=None):
+    if shape is None:
+        shape = shape_draw(rng.choice([0, 1, 1, 2, 2, 2, 3, 3, 4]))
+    if dt is None:
+        dt = rng.choice(DTYPES)
+    a = values(dt, int(np.prod(shape))).reshape(shape)
+    ctx.inputs.append(a)
+    return {"in": len(ctx.inputs) - 1}
+
+
+def scalar_node():
+    r = rng.random()
+    if r < 0.15:
+        return {"s": rng.random() < 0.5, "k": "b"}
+    if r < 0.6:
+        return {"s": rng.choice([0, 1, 2, 3, -1, -2, 5, 127, 128, 255, 256, 300, -129, 70000, 2 ** 31, 2 ** 40]), "k": "i"}
+    v = rng.choice([0.0, 0.5, -1.5, 2.0, 1e-3, 3.4e38, 1e300, np.nan, np.inf, -np.inf])
+    return {"s": v, "k": "f"}
+
+
+def sval(node):
+    v = node["s"]
+    return v
+
+
+# ------------------------------------------------------------------ evaluation
+class Ctx:
+    def __init__(self):
+        self.inputs = []
+
+
+def ev(ctx, node):
+    """Evaluates node with numpy."""
+    if "in" in node:
+        return ctx.inputs[node["in"]]
+    if "s" in node:
+        return sval(node)
+    op = node["op"]
+    args = [ev(ctx, a) for a in node["a"]]
+    r = OPS[op](node, args)
+    r = np.asarray(r) if not isinstance(r, np.ndarray) else r
+    if r.dtype == np.float16:
+        raise Skip("float16")
+    return r
+
+
+def elem_args(node, args):
+    """Applies the 0-d rule: a computed 0-d operand beside an n-d one counts
+    by its dtype (a 1-element 1-d array here)."""
+    nd_max = max((np.ndim(a) for a in args), default=0)
+    out = []
+    for n, a in zip(node["a"], args):
+        if isinstance(a, np.ndarray) and a.ndim == 0 and nd_max > 0 and "in" not in n:
+            a = a.reshape(1)
+        out.append(a)
+    return out, nd_max
+
+
+def fix0(r, nd_max):
+    r = np.asarray(r)
+    if nd_max == 0 and r.ndim == 1:
+        r = r.reshape(())
+    return r
+
+
+def op_unary(node, args):
+    a, m = elem_args(node, args)
+    return fix0(getattr(np, node["f"])(a[0]), m)
+
+
+def op_binary(node, args):
+    a, m = elem_args(node, args)
+    if not isinstance(args[0], np.ndarray) and not isinstance(args[1], np.ndarray):
+        raise Skip("two scalars")
+    return fix0(getattr(np, node["f"])(a[0], a[1]), m)
+
+
+def op_where(node, args):
+    a, m = elem_args(node, args)
+    if not any(isinstance(x, np.ndarray) for x in args):
+        raise Skip("scalars")
+    return fix0(np.where(a[0], a[1], a[2]), m)
+
+
+def op_astype(node, args):
+    x = args[0]
+    d = np.dtype(node["dt"])
+    if d.kind in "iub" and x.dtype.kind in "fc" and d.kind != "b":
+        v = x.real if x.dtype.kind == "c" else x
+        info = np.iinfo(d)
+        if x.size and (not np.all(np.isfinite(v)) or np.any(v >= float(info.max) + 1) or np.any(v <= float(info.min) - 1)):
+            raise Skip("undefined cast")
+    if d.kind in "iu" and x.dtype.kind == "c":
+        raise Skip("complex to int: ComplexWarning")
+    return x.astype(d)
+
+
+def axes_param(node):
+    ax = node.get("axes")
+    return None if ax is None else tuple(ax)
+
+
+def op_reduce(node, args):
+    x = args[0]
+    kw = {"axis": axes_param(node), "keepdims": node.get("keep", False)}
+    f = node["f"]
+    if f in ("var", "std", "nanvar", "nanstd"):
+        kw["ddof"] = node.get("ddof", 0)
+    if "dt" in node:
+        kw["dtype"] = np.dtype(node["dt"])
+    return getattr(np, f)(x, **kw)
+
+
+def op_arg(node, args):
+    x = args[0]
+    ax = node.get("axis")
+    return getattr(np, node["f"])(x, axis=ax, keepdims=node.get("keep", False))
+
+
+def op_cum(node, args):
+    return getattr(np, node["f"])(args[0], axis=node.get("axis"))
+
+
+def sel_py(s):
+    k = s[0]
+    if k == "all":
+        return slice(None)
+    if k == "at":
+        return s[1]
+    if k == "slice":
+        return slice(s[1], s[2], s[3])
+    if k == "new":
+        return None
+    if k == "ell":
+        return Ellipsis
+    if k == "ints":
+        return np.array(s[1], dtype=np.intp)
+    if k == "bools":
+        return np.array(s[1], dtype=bool)
+    raise ValueError(k)
+
+
+def op_index(node, args):
+    x = args[0]
+    sels = tuple(sel_py(s) for s in node["sel"])
+    r = x[sels]
+    return np.array(r)
+
+
+def op_take(node, args):
+    return np.take(args[0], np.array(node["idx"], dtype=np.intp), axis=node.get("axis"))
+
+
+def op_compress(node, args):
+    return np.compress(np.array(node["cond"], dtype=bool), args[0], axis=node.get("axis"))
+
+
+def op_transpose(node, args):
+    ax = node.get("axes")
+    return np.transpose(args[0], None if ax is None else tuple(ax))
+
+
+def op_reshape(node, args):
+    return np.reshape(args[0], tuple(node["shape"]))
+
+
+def op_squeeze(node, args):
+    ax = node.get("axes")
+    return np.squeeze(args[0], None if ax is None else tuple(ax))
+
+
+def op_expand(node, args):
+    return np.expand_dims(args[0], tuple(node["axes"]))
+
+
+def op_concat(node, args):
+    return np.concatenate(args, axis=node["axis"])
+
+
+def op_stack(node, args):
+    return np.stack(args, axis=node["axis"])
+
+
+def op_dot(node, args):
+    return np.dot(args[0], args[1])
+
+
+def op_matmul(node, args):
+    return np.matmul(args[0], args[1])
+
+
+def op_tensordot(node, args):
+    return np.tensordot(args[0], args[1], axes=(node["axa"], node["axb"]))
+
+
+OPS = {
+    "unary": op_unary, "binary": op_binary, "where": op_where, "astype": op_astype,
+    "reduce": op_reduce, "nanreduce": op_reduce, "arg": op_arg, "cum": op_cum,
+    "index": op_index, "take": op_take, "compress": op_compress, "transpose": op_transpose,
+    "reshape": op_reshape, "squeeze": op_squeeze, "expand": op_expand, "concat": op_concat,
+    "stack": op_stack, "dot": op_dot, "matmul": op_matmul, "tensordot": op_tensordot,
+}
+
+
+# ------------------------------------------------------------------ drawing
+def compat_shape(shape):
+    """A shape that broadcasts with shape (mostly), or a random one."""
+    if rng.random() < 0.08:
+        return shape_draw(rng.randint(0, 3))
+    s = list(shape)
+    drop = rng.randint(0, len(s)) if s and rng.random() < 0.4 else 0
+    s = s[drop:]
+    s = [1 if rng.random() < 0.25 else v for v in s]
+    if rng.random() < 0.1 and len(s) < 4:
+        s = [1] + s
+    return tuple(s)
+
+
+def rand_axes(nd, allow_none=True):
+    if allow_none and rng.random() < 0.3:
+        return None
+    if nd == 0:
+        return [] if rng.random() < 0.5 else [0]
+    k = rng.randint(1, nd)
+    ax = rng.sample(range(nd), k)
+    return [a - nd if rng.random() < 0.3 else a for a in ax]
+
+
+def shape_of(ctx, node):
+    try:
+        return np.shape(ev(ctx, node))
+    except Skip:
+        raise
+    except Exception:
+        return None
+
+
+def draw(ctx, depth, shape=None, dt=None):
+    """Draws a node; shape and dt are hints for leaves."""
+    if depth <= 0 or rng.random() < 0.3:
+        return make_input(ctx, shape, dt)
+    r = rng.random()
+    sub = lambda: draw(ctx, depth - 1, shape, dt)
+    if r < 0.14:
+        return {"op": "unary", "f": rng.choice(UNARY), "a": [sub()]}
+    if r < 0.34:
+        x = sub()
+        s = shape_of(ctx, x)
+        if s is None:
+            s = ()
+        q = rng.random()
+        if q < 0.2:
+            y = scalar_node()
+        elif q < 0.3:
+            y = make_input(ctx, (), None)
+        else:
+            y = draw(ctx, depth - 1, compat_shape(s), rng.choice(DTYPES + [None]))
+        if rng.random() < 0.3:
+            x, y = y, x
+        return {"op": "binary", "f": rng.choice(BINARY), "a": [x, y]}
+    if r < 0.40:
+        x = sub()
+        s = shape_of(ctx, x) or ()
+        c = draw(ctx, depth - 1, compat_shape(s), "bool") if rng.random() < 0.7 else make_input(ctx, compat_shape(s), None)
+        y = scalar_node() if rng.random() < 0.3 else draw(ctx, depth - 1, compat_shape(s), None)
+        return {"op": "where", "a": [c, x, y]}
+    if r < 0.45:
+        return {"op": "astype", "dt": rng.choice(DTYPES), "a": [sub()]}
+    if r < 0.55:
+        x = sub()
+        nd = len(shape_of(ctx, x) or ())
+        f = rng.choice(REDUCE)
+        n = {"op": "reduce", "f": f, "axes": rand_axes(nd), "keep": rng.random() < 0.3, "a": [x]}
+        if f in ("var", "std") and rng.random() < 0.3:
+            n["ddof"] = rng.choice([1, 2])
+        if f in ("sum", "prod", "mean", "var", "std") and rng.random() < 0.15:
+            n["dt"] = rng.choice(["int64", "float32", "float64", "int8", "uint32", "complex128"])
+        return n
+    if r < 0.60:
+        x = sub()
+        nd = len(shape_of(ctx, x) or ())
+        f = rng.choice(NANRED)
+        n = {"op": "nanreduce", "f": f, "axes": rand_axes(nd), "keep": rng.random() < 0.3, "a": [x]}
+        if f in ("nanvar", "nanstd") and rng.random() < 0.3:
+            n["ddof"] = 1
+        return n
+    if r < 0.64:
+        x = sub()
+        nd = len(shape_of(ctx, x) or ())
+        ax = None if nd == 0 or rng.random() < 0.3 else rng.randrange(-nd, nd)
+        return {"op": "arg", "f": rng.choice(ARGRED), "axis": ax, "keep": rng.random() < 0.3, "a": [x]}
+    if r < 0.68:
+        x = sub()
+        nd = len(shape_of(ctx, x) or ())
+        ax = None if nd == 0 or rng.random() < 0.3 else rng.randrange(-nd, nd)
+        return {"op": "cum", "f": rng.choice(CUM), "axis": ax, "method": rng.choice(["sequential", "blelloch"]), "a": [x]}
+    if r < 0.78:
+        x = sub()
+        return {"op": "index", "sel": draw_sels(shape_of(ctx, x) or ()), "a": [x]}
+    if r < 0.81:
+        x = sub()
+        s = shape_of(ctx, x) or ()
+        ax = None if not s or rng.random() < 0.3 else rng.randrange(len(s))
+        n = s[ax] if ax is not None else int(np.prod(s))
+        idx = [rng.randrange(-n, n) for _ in range(rng.randint(0, 5))] if n else []
+        if rng.random() < 0.05:
+            idx.append(n + 1)
+        return {"op": "take", "axis": ax, "idx": idx, "a": [x]}
+    if r < 0.83:
+        x = sub()
+        s = shape_of(ctx, x) or ()
+        ax = None if not s or rng.random() < 0.3 else rng.randrange(len(s))
+        n = s[ax] if ax is not None else int(np.prod(s))
+        m = rng.randint(max(0, n - 2), n + 1)
+        return {"op": "compress", "axis": ax, "cond": [rng.random() < 0.5 for _ in range(m)], "a": [x]}
+    if r < 0.86:
+        x = sub()
+        nd = len(shape_of(ctx, x) or ())
+        ax = None if rng.random() < 0.3 else rng.sample(range(nd), nd)
+        return {"op": "transpose", "axes": ax, "a": [x]}
+    if r < 0.89:
+        x = sub()
+        s = shape_of(ctx, x) or ()
+        return {"op": "reshape", "shape": draw_reshape(s), "a": [x]}
+    if r < 0.91:
+        x = sub()
+        s = shape_of(ctx, x) or ()
+        ones = [i for i, v in enumerate(s) if v == 1]
+        ax = None if rng.random() < 0.4 or not ones else rng.sample(ones, rng.randint(1, len(ones)))
+        if rng.random() < 0.05 and s:
+            ax = [rng.randrange(len(s))]
+        return {"op": "squeeze", "axes": ax, "a": [x]}
+    if r < 0.93:
+        x = sub()
+        nd = len(shape_of(ctx, x) or ())
+        k = rng.randint(1, 2)
+        return {"op": "expand", "axes": [rng.randrange(-(nd + k), nd + k) for _ in range(k)], "a": [x]}
+    if r < 0.96:
+        x = sub()
+        s = shape_of(ctx, x) or ()
+        k = rng.randint(1, 3)
+        if rng.random() < 0.5:
+            if not s:
+                s = (2,)
+                x = make_input(ctx, s, dt)
+            ax = rng.randrange(len(s))
+            others = []
+            for _ in range(k - 1):
+                t = list(s)
+                t[ax] = rng.choice([0, 1, 2, 3])
+                if rng.random() < 0.05:
+                    t[(ax + 1) % len(t)] += 1
+                others.append(make_input(ctx, tuple(t), rng.choice(DTYPES + [None])))
+            return {"op": "concat", "axis": ax - len(s) if rng.random() < 0.3 else ax, "a": [x] + others}
+        others = [make_input(ctx, s, rng.choice(DTYPES + [None])) for _ in range(k - 1)]
+        return {"op": "stack", "axis": rng.randrange(-(len(s) + 1), len(s) + 1), "a": [x] + others}
+    return draw_product(ctx, depth, dt)
+
+
+def draw_product(ctx, depth, dt):
+    kind = rng.choice(["dot", "matmul", "tensordot"])
+    m, k, n = rng.choice([0, 1, 2, 3]), rng.choice([0, 1, 2, 3, 4]), rng.choice([1, 2, 3])
+    dta = rng.choice(DTYPES) if dt is None else dt
+    dtb = rng.choice(DTYPES)
+    if kind == "tensordot":
+        sa, sb = (m, k, 2), (2, k, n)
+        x, y = draw(ctx, depth - 1, sa, dta), draw(ctx, depth - 1, sb, dtb)
+        pairs = rng.choice([([1], [1]), ([1, 2], [1, 0]), ([], []), ([2], [0])])
+        return {"op": "tensordot", "axa": pairs[0], "axb": pairs[1], "a": [x, y]}
+    shapes = rng.choice([((m, k), (k, n)), ((k,), (k, n)), ((m, k), (k,)), ((k,), (k,)),
+                         ((2, m, k), (k, n)), ((2, m, k), (1, k, n)), ((m, k), (k + 1, n))])
+    if kind == "dot" and rng.random() < 0.1:
+        shapes = ((), (m, k))
+    x, y = draw(ctx, depth - 1, shapes[0], dta), draw(ctx, depth - 1, shapes[1], dtb)
+    return {"op": kind, "a": [x, y]}
+
+
+def draw_sels(s):
+    nd = len(s)
+    sels = []
+    adv = False
+    i = 0
+    while i < nd:
+        n = s[i]
+        r = rng.random()
+        if r < 0.2:
+            sels.append(["all"])
+        elif r < 0.4 and n > 0:
+            sels.append(["at", rng.randrange(-n, n)])
+        elif r < 0.7:
+            step = rng.choice([None, None, 1, 2, 3, -1, -2])
+            st = rng.choice([None, 0, 1, -1, -2, n, n + 2])
+            sp = rng.choice([None, 0, 1, 2, -1, n, n + 3])
+            sels.append(["slice", st, sp, step])
+        elif r < 0.8 and not adv:
+            adv = True
+            sels.append(["ints", [rng.randrange(-n, n) for _ in range(rng.randint(0, 4))] if n else []])
+        elif r < 0.88 and not adv:
+            adv = True
+            sels.append(["bools", [rng.random() < 0.5 for _ in range(n)]])
+        elif r < 0.94:
+            sels.append(["new"])
+            continue
+        else:
+            sels.append(["ell"])
+            i = nd  # the ellipsis stands for the rest
+            if rng.random() < 0.5 and nd > 0 and s[-1] > 0:
+                sels.append(["at", -1])
+            break
+        i += 1
+    if rng.random() < 0.3 and sels:
+        sels = sels[: rng.randint(0, len(sels))]  # trailing axes implied
+    if rng.random() < 0.03:
+        sels.append(["at", 0])  # too many indices: an error
+    return sels
+
+
+def draw_reshape(s):
+    size = int(np.prod(s))
+    divs = [d for d in range(1, max(size, 1) + 1) if size % d == 0] if size else [0, 1, 2]
+    r = rng.random()
+    if r < 0.2:
+        return [size]
+    if r < 0.5 and size:
+        a = rng.choice(divs)
+        return [a, -1] if rng.random() < 0.5 else [a, size // a]
+    if r < 0.7 and size:
+        a = rng.choice(divs)
+        b = rng.choice([d for d in divs if (size // a) % d == 0])
+        return [a, b, size // a // b]
+    if r < 0.8:
+        return [1] + list(s) + [1]
+    if r < 0.9:
+        return list(s)[::-1]
+    return [size + 1]  # an error unless the reversal is equal
+
+
+def draw_expr(i):
+    for attempt in range(200):
+        ctx = Ctx()
+        depth = rng.choice([1, 1, 2, 2, 2, 3])
+        try:
+            node = draw(ctx, depth)
+        except Skip:
+            continue
+        if "in" in node:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                warnings.filterwarnings("error", message="invalid value encountered in cast")
+                warnings.filterwarnings("error", category=np.ComplexWarning)
+                try:
+                    res = ev(ctx, node)
+                    err = None
+                except Skip:
+                    continue
+                except (RuntimeWarning, np.ComplexWarning):
+                    continue
+                except Exception as e:  # numpy refuses: Go must too
+                    res, err = None, "%s: %s" % (type(e).__name__, e)
+        except Skip:
+            continue
+        if err is None and res.dtype.kind not in "biufc":
+            continue
+        return ctx, node, res, err
+    raise RuntimeError("no expression drawn")
+
+
+# ------------------------------------------------------------------ writing
+class Blob:
+    def __init__(self):
+        self.parts = []
+        self.n = 0
+
+    def add(self, a):
+        a = np.ascontiguousarray(a)
+        d = DTYPES.index(a.dtype.name)
+        h = struct.pack("<BB", d, a.ndim) + b"".join(struct.pack("<I", v) for v in a.shape)
+        self.parts.append(h + a.astype(a.dtype.newbyteorder("<")).tobytes())
+        self.n += 1
+        return self.n - 1
+
+
+def jsonable(node):
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            out[k] = jsonable(v)
+        if "s" in out and out.get("k") == "f":
+            v = node["s"]
+            out["s"] = "nan" if v != v else ("inf" if v == np.inf else ("-inf" if v == -np.inf else v))
+        return out
+    if isinstance(node, (list, tuple)):
+        return [jsonable(v) for v in node]
+    if isinstance(node, (np.integer,)):
+        return int(node)
+    if isinstance(node, (np.bool_,)):
+        return bool(node)
+    return node
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    blob = Blob()
+    exprs = []
+    nerr = 0
+    for i in range(N_EXPRS):
+        ctx, node, res, err = draw_expr(i)
+        ids = [blob.add(a) for a in ctx.inputs]
+        rec = {"e": jsonable(node), "in": ids}
+        if err is None:
+            rec["out"] = blob.add(res)
+        else:
+            rec["error"] = err[:120]
+            nerr += 1
+        exprs.append(rec)
+    doc = {"seed": SEED, "numpy": np.__version__, "exprs": exprs}
+    js = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+    with open(os.path.join(OUT, "corpus.json.gz"), "wb") as f:
+        f.write(gzip.compress(js, compresslevel=9, mtime=0))
+    with open(os.path.join(OUT, "arrays.bin.gz"), "wb") as f:
+        f.write(gzip.compress(b"".join(blob.parts), compresslevel=9, mtime=0))
+    print("%d expressions (%d numpy errors), %d arrays" % (len(exprs), nerr, blob.n))
+
+
+if __name__ == "__main__":
+    main()
