@@ -688,6 +688,9 @@ func Values[T Elem](a *Array) ([]T, error) {
 		return nil, fmt.Errorf("nd: Values: array of %s is not []%T", a.dtype, zero)
 	}
 	n := a.Size()
+	if n == 0 {
+		return []T{}, nil // an empty view may have an offset past its data
+	}
 	if a.IsCContiguous() {
 		return data[a.offset : a.offset+n : a.offset+n], nil
 	}

@@ -163,13 +163,20 @@ def ev(ctx, node):
 
 
 def elem_args(node, args):
-    """Applies the 0-d rule: a computed 0-d operand beside an n-d one counts
-    by its dtype (a 1-element 1-d array here)."""
+    """Applies chunkarray's 0-d rule (doc.go, "Operands": a 0-d *Array is
+    typed by its dtype alone, like an n-d array; Dask's rule): a computed
+    0-d operand beside an n-d one, and every 0-d operand beside a Python
+    scalar when no operand has axes (numpy would promote a Python int as
+    int64 there, chunkarray value-casts it as beside any array), is a
+    1-element 1-d array here. A 0-d input beside an n-d operand stays 0-d:
+    the Go side passes it as a 0-d *nd.Array, value-cast as numpy's."""
     nd_max = max((np.ndim(a) for a in args), default=0)
+    has_scalar = any(not isinstance(a, np.ndarray) for a in args)
     out = []
     for n, a in zip(node["a"], args):
-        if isinstance(a, np.ndarray) and a.ndim == 0 and nd_max > 0 and "in" not in n:
-            a = a.reshape(1)
+        if isinstance(a, np.ndarray) and a.ndim == 0:
+            if (nd_max > 0 and "in" not in n) or (nd_max == 0 and has_scalar):
+                a = a.reshape(1)
         out.append(a)
     return out, nd_max
 
@@ -265,12 +272,28 @@ def op_index(node, args):
     return np.array(r)
 
 
+def axis_len(x, axis):
+    return x.size if axis is None else (x.shape[axis] if -x.ndim <= axis < x.ndim else 0)
+
+
 def op_take(node, args):
-    return np.take(args[0], np.array(node["idx"], dtype=np.intp), axis=node.get("axis"))
+    # numpy 1.24 checks take's positions only while copying: an empty array
+    # takes any position. chunkarray's Take refuses an out-of-range one
+    # always (its doc; numpy deprecates ignoring it for indexing, below).
+    r = np.take(args[0], np.array(node["idx"], dtype=np.intp), axis=node.get("axis"))
+    n = axis_len(args[0], node.get("axis"))
+    if any(not -n <= i < n for i in node["idx"]):
+        raise Skip("numpy ignores an out-of-range position of take on an empty array")
+    return r
 
 
 def op_compress(node, args):
-    return np.compress(np.array(node["cond"], dtype=bool), args[0], axis=node.get("axis"))
+    # As take: a true entry beyond the axis of an empty array (Compress's doc).
+    r = np.compress(np.array(node["cond"], dtype=bool), args[0], axis=node.get("axis"))
+    n = axis_len(args[0], node.get("axis"))
+    if any(node["cond"][n:]):
+        raise Skip("numpy ignores a true entry beyond the axis of an empty array in compress")
+    return r
 
 
 def op_transpose(node, args):
@@ -568,6 +591,10 @@ def draw_expr(i):
                 warnings.simplefilter("ignore")
                 warnings.filterwarnings("error", message="invalid value encountered in cast")
                 warnings.filterwarnings("error", category=np.ComplexWarning)
+                # "Out of bound index found. This was previously ignored when
+                # the indexing result contained no elements. In the future
+                # the index error will be raised": the future's error.
+                warnings.filterwarnings("error", category=DeprecationWarning)
                 try:
                     res = ev(ctx, node)
                     err = None
@@ -575,6 +602,8 @@ def draw_expr(i):
                     continue
                 except (RuntimeWarning, np.ComplexWarning):
                     continue
+                except DeprecationWarning as e:
+                    res, err = None, "IndexError (future numpy; 1.24's DeprecationWarning): %s" % e
                 except Exception as e:  # numpy refuses: Go must too
                     res, err = None, "%s: %s" % (type(e).__name__, e)
         except Skip:
@@ -592,7 +621,7 @@ class Blob:
         self.n = 0
 
     def add(self, a):
-        a = np.ascontiguousarray(a)
+        a = np.array(a, order="C")  # ascontiguousarray would make 0-d 1-d
         d = DTYPES.index(a.dtype.name)
         h = struct.pack("<BB", d, a.ndim) + b"".join(struct.pack("<I", v) for v in a.shape)
         self.parts.append(h + a.astype(a.dtype.newbyteorder("<")).tobytes())

@@ -1,0 +1,834 @@
+package chunkarray
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tessera-go/tessera/nd"
+	"github.com/tessera-go/tessera/sched"
+)
+
+// TestDiffNumpy is a randomized differential test against numpy:
+// testdata/gen_diff.py draws, from a fixed seed, thousands of random
+// expressions over the chunkarray API (elementwise ufuncs, comparisons and
+// logical ops, Where, AsType, reductions with axes/keepdims/ddof/dtype=,
+// the NaN reductions, arg and cumulative reductions, Index with every kind
+// of selection, Take, Compress, Transpose, Reshape, Squeeze, ExpandDims,
+// Concatenate, Stack, Dot, Matmul, Tensordot) over inputs of 0 to 4 axes
+// (size-0 and size-1 axes), every dtype, Python scalars and 0-d operands,
+// with NaN, infinities, negatives, zeros and integer extremes among the
+// values, and stores each AST, its inputs and numpy's result (or numpy's
+// error) in testdata/diff. This test interprets each AST with the
+// chunkarray API over inputs chunked at random (seeded by the expression's
+// index: irregular chunks, zero-length ones among them), and computes it
+// four ways: two chunkings, each on Sync and on Threaded(2), one fused and
+// one unfused (WithOptimize(false)), so that every combination of
+// scheduler and fusion runs.
+//
+// It runs the first diffDefault expressions by default (a few seconds on
+// two cores), all of them with TESSERA_DIFF_ALL=1.
+//
+// Agreement: dtype and shape exactly; bool and integer values exactly;
+// where numpy raises, chunkarray must return an error (at build time or
+// from Compute), never panic. Floating values agree when NaN meets NaN,
+// an infinity the same infinity, or
+//
+//	|got - want| <= rtol * (|want| + S)
+//
+// part by part for complex ones, of which any two with a NaN part agree
+// (numpy's isnan: which NaN or infinity the other part holds depends on
+// the order of a reduction's or a product's operations). S is the largest
+// finite magnitude of the result (at least 1 for reductions: a variance
+// of equal values is 0 in one order and a few ulp of the mean squared in
+// another); rtol depends on the loosest op class in the expression and on
+// eps, that of float32 (1.2e-7) when the expression computes any float32
+// or complex64 value on the way (an exp in float32 promoted to float64
+// later), of float64 (2.2e-16) otherwise; n is the number of input
+// elements of the expression:
+//
+//	class                                            rtol             S
+//	exact: indexing, shape ops, Where, AsType,       0                -
+//	  comparisons, logical, min/max, negative
+//	ieee: + - * / square sqrt (correctly rounded;    4 eps            max|want|
+//	  float32 may round twice through float64)
+//	libm: exp log sin cos tan arctan2 power          16 eps           max|want|
+//	  floor_divide remainder, absolute (hypot
+//	  for complex; libraries differ by a few ulp)
+//	reduce: sum prod mean var std nan*, cumsum,      max(16, 4n) eps  max(1, max|want|)
+//	  cumprod, dot, matmul, tensordot (other
+//	  summation orders and moment merges)
+//
+// An expression's class is the loosest of its nodes; S is the result's
+// largest finite magnitude because a difference of a few ulp upstream
+// cancels to an arbitrarily small value downstream.
+func TestDiffNumpy(t *testing.T) {
+	c := loadDiffCorpus(t)
+	n := diffDefault
+	if testing.Short() {
+		n = diffShort
+	}
+	if os.Getenv("TESSERA_DIFF_ALL") == "1" {
+		n = len(c.Exprs)
+	}
+	n = min(n, len(c.Exprs))
+	var fails []string
+	byOp := map[string][2]int{}
+	for i := range n {
+		e := c.Exprs[i]
+		f := runDiff(c, i)
+		op := e.E.Op
+		if e.E.F != "" {
+			op += ":" + e.E.F
+		}
+		s := byOp[op]
+		s[0]++
+		if f != "" {
+			s[1]++
+			fails = append(fails, fmt.Sprintf("expr %d %s: %s", i, diffString(&e.E), f))
+		}
+		byOp[op] = s
+	}
+	t.Logf("%d expressions, %d agree (%.2f%%)", n, n-len(fails), 100*float64(n-len(fails))/float64(n))
+	if len(fails) > 0 {
+		keys := make([]string, 0, len(byOp))
+		for k := range byOp {
+			if byOp[k][1] > 0 {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			t.Logf("  %-24s %d of %d disagree", k, byOp[k][1], byOp[k][0])
+		}
+		for j, f := range fails {
+			if j == 60 && os.Getenv("TESSERA_DIFF_VERBOSE") != "1" {
+				t.Errorf("... and %d more (TESSERA_DIFF_VERBOSE=1 lists them all)", len(fails)-j)
+				break
+			}
+			t.Error(f)
+		}
+	}
+}
+
+const (
+	diffDir     = "testdata/diff"
+	diffDefault = 1500
+	diffShort   = 300
+)
+
+// diffNode is an AST node of gen_diff.py: an input ({"in": k}), a Python
+// scalar ({"s": v, "k": "b"|"i"|"f"}) or an operation.
+type diffNode struct {
+	In     *int            `json:"in"`
+	S      json.RawMessage `json:"s"`
+	K      string          `json:"k"`
+	Op     string          `json:"op"`
+	F      string          `json:"f"`
+	A      []*diffNode     `json:"a"`
+	Axes   []int           `json:"axes"` // nil: None
+	Axis   *int            `json:"axis"` // nil: None
+	Keep   bool            `json:"keep"`
+	Ddof   int             `json:"ddof"`
+	DT     string          `json:"dt"`
+	Method string          `json:"method"`
+	Sel    [][]any         `json:"sel"`
+	Idx    []int           `json:"idx"`
+	Cond   []bool          `json:"cond"`
+	Shape  []int           `json:"shape"`
+	AxA    []int           `json:"axa"`
+	AxB    []int           `json:"axb"`
+}
+
+type diffExpr struct {
+	E     diffNode `json:"e"`
+	In    []int    `json:"in"`
+	Out   *int     `json:"out"`
+	Error string   `json:"error"`
+}
+
+type diffCorpus struct {
+	Seed   int64      `json:"seed"`
+	Numpy  string     `json:"numpy"`
+	Exprs  []diffExpr `json:"exprs"`
+	arrays []*nd.Array
+}
+
+func gunzipFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return io.ReadAll(z)
+}
+
+func loadDiffCorpus(t *testing.T) *diffCorpus {
+	t.Helper()
+	c, err := readDiffCorpus(diffDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func readDiffCorpus(dir string) (*diffCorpus, error) {
+	js, err := gunzipFile(filepath.Join(dir, "corpus.json.gz"))
+	if err != nil {
+		return nil, err
+	}
+	var c diffCorpus
+	if err := json.Unmarshal(js, &c); err != nil {
+		return nil, fmt.Errorf("corpus.json.gz: %w", err)
+	}
+	bin, err := gunzipFile(filepath.Join(dir, "arrays.bin.gz"))
+	if err != nil {
+		return nil, err
+	}
+	for len(bin) > 0 {
+		if len(bin) < 2 || int(bin[0]) >= len(nd.DTypes) {
+			return nil, fmt.Errorf("arrays.bin.gz: bad header at array %d", len(c.arrays))
+		}
+		dt, ndim := nd.DTypes[bin[0]], int(bin[1])
+		bin = bin[2:]
+		if len(bin) < 4*ndim {
+			return nil, fmt.Errorf("arrays.bin.gz: short shape at array %d", len(c.arrays))
+		}
+		shape := make([]int, ndim)
+		size := 1
+		for i := range shape {
+			shape[i] = int(binary.LittleEndian.Uint32(bin[4*i:]))
+			size *= shape[i]
+		}
+		bin = bin[4*ndim:]
+		nb := size * dt.Size()
+		if len(bin) < nb {
+			return nil, fmt.Errorf("arrays.bin.gz: short data at array %d", len(c.arrays))
+		}
+		a, err := nd.FromBytes(dt, shape, bytes.Clone(bin[:nb]), false, false)
+		if err != nil {
+			return nil, fmt.Errorf("arrays.bin.gz: array %d: %w", len(c.arrays), err)
+		}
+		c.arrays = append(c.arrays, a)
+		bin = bin[nb:]
+	}
+	return &c, nil
+}
+
+// diffString renders an AST compactly, numpy-like, for failure messages.
+func diffString(n *diffNode) string {
+	if n.In != nil {
+		return fmt.Sprintf("in%d", *n.In)
+	}
+	if n.Op == "" {
+		return string(n.S)
+	}
+	var args []string
+	for _, a := range n.A {
+		args = append(args, diffString(a))
+	}
+	var p []string
+	if n.F != "" {
+		p = append(p, n.F)
+	}
+	switch n.Op {
+	case "reduce", "nanreduce":
+		p = append(p, fmt.Sprintf("axes=%v keep=%v ddof=%d dt=%q", axesString(n.Axes), n.Keep, n.Ddof, n.DT))
+	case "arg", "cum":
+		p = append(p, fmt.Sprintf("axis=%v keep=%v method=%s", intpString(n.Axis), n.Keep, n.Method))
+	case "astype":
+		p = append(p, n.DT)
+	case "index":
+		p = append(p, fmt.Sprint(n.Sel))
+	case "take":
+		p = append(p, fmt.Sprintf("axis=%v idx=%v", intpString(n.Axis), n.Idx))
+	case "compress":
+		p = append(p, fmt.Sprintf("axis=%v cond=%v", intpString(n.Axis), n.Cond))
+	case "transpose", "squeeze", "expand":
+		p = append(p, axesString(n.Axes))
+	case "reshape":
+		p = append(p, fmt.Sprint(n.Shape))
+	case "concat", "stack":
+		p = append(p, fmt.Sprintf("axis=%v", intpString(n.Axis)))
+	case "tensordot":
+		p = append(p, fmt.Sprintf("%v,%v", n.AxA, n.AxB))
+	}
+	return fmt.Sprintf("%s[%s](%s)", n.Op, strings.Join(p, " "), strings.Join(args, ", "))
+}
+
+func axesString(a []int) string {
+	if a == nil {
+		return "None"
+	}
+	return fmt.Sprint(a)
+}
+
+func intpString(p *int) string {
+	if p == nil {
+		return "None"
+	}
+	return strconv.Itoa(*p)
+}
+
+// diffRun is one way of computing an expression.
+type diffRun struct {
+	name string
+	opts []Option
+}
+
+var diffRuns = [2][2]diffRun{
+	{{"sync-fused", []Option{WithScheduler(sched.Sync{})}},
+		{"threaded-unfused", []Option{WithScheduler(sched.Threaded{Workers: 2}), WithOptimize(false)}}},
+	{{"threaded-fused", []Option{WithScheduler(sched.Threaded{Workers: 2})}},
+		{"sync-unfused", []Option{WithScheduler(sched.Sync{}), WithOptimize(false)}}},
+}
+
+// runDiff computes expression i and returns "" when it agrees with numpy.
+func runDiff(c *diffCorpus, i int) string {
+	e := &c.Exprs[i]
+	var want *nd.Array
+	if e.Out != nil {
+		want = c.arrays[*e.Out]
+	}
+	for layout := range 2 {
+		rng := rand.New(rand.NewPCG(uint64(c.Seed), uint64(i*2+layout)))
+		in := &diffInputs{c: c, e: e, rng: rng, lazy: map[int]*Array{}}
+		x, err := protect(func() (*Array, error) {
+			v, err := in.eval(&e.E)
+			if err != nil {
+				return nil, err
+			}
+			x, ok := v.(*Array)
+			if !ok {
+				return nil, fmt.Errorf("the expression is a scalar")
+			}
+			return x, nil
+		})
+		if err != nil {
+			return fmt.Sprintf("layout %d: building: %v", layout, err)
+		}
+		if want == nil && x.Err() != nil {
+			continue // refused at build time, as numpy refuses
+		}
+		for _, r := range diffRuns[layout] {
+			got, err := protect(func() (*nd.Array, error) { return x.Compute(context.Background(), r.opts...) })
+			if want == nil {
+				if err == nil {
+					return fmt.Sprintf("%s: got %s%v, want an error as numpy's %q", r.name, got.DType(), got.Shape(), e.Error)
+				}
+				if strings.Contains(err.Error(), "panic") {
+					return fmt.Sprintf("%s: want a typed error as numpy's %q, got %v", r.name, e.Error, err)
+				}
+				continue
+			}
+			if err != nil {
+				return fmt.Sprintf("%s (chunks %s): %v", r.name, in.chunkDesc(), err)
+			}
+			dt := want.DType()
+			if in.f32 && dt == nd.Float64 {
+				dt = nd.Float32
+			} else if in.f32 && dt == nd.Complex128 {
+				dt = nd.Complex64
+			}
+			rtol, floor := diffTolerance(&e.E, dt, c, e)
+			d, err := protect(func() (string, error) { return compareDiff(got, want, rtol, floor), nil })
+			if err != nil {
+				d = "comparing: " + err.Error()
+			}
+			if d != "" {
+				return fmt.Sprintf("%s (chunks %s): %s", r.name, in.chunkDesc(), d)
+			}
+		}
+	}
+	return ""
+}
+
+// diffInputs builds an expression's inputs: each leaf is FromNDArray with
+// a random chunking, made once per layout.
+type diffInputs struct {
+	f32    bool // some node computes float32 or complex64
+	c      *diffCorpus
+	e      *diffExpr
+	rng    *rand.Rand
+	lazy   map[int]*Array
+	chunks []string
+}
+
+func (d *diffInputs) chunkDesc() string { return strings.Join(d.chunks, " ") }
+
+func (d *diffInputs) leaf(k int) *nd.Array { return d.c.arrays[d.e.In[k]] }
+
+// array returns input k as an *Array chunked at random.
+func (d *diffInputs) array(k int) *Array {
+	if x, ok := d.lazy[k]; ok {
+		return x
+	}
+	a := d.leaf(k)
+	spec := make([][]int, a.NDim())
+	for ax, n := range a.Shape() {
+		spec[ax] = diffRandomChunks(d.rng, n)
+	}
+	d.chunks = append(d.chunks, fmt.Sprintf("in%d=%v", k, spec))
+	x := FromNDArray(a, spec)
+	d.lazy[k] = x
+	return x
+}
+
+// diffRandomChunks cuts n into random chunk lengths, sometimes with a
+// zero-length chunk among them.
+func diffRandomChunks(rng *rand.Rand, n int) []int {
+	var out []int
+	for left := n; left > 0; {
+		c := 1 + rng.IntN(left)
+		if rng.IntN(3) == 0 {
+			c = left
+		}
+		out = append(out, c)
+		left -= c
+	}
+	if len(out) == 0 {
+		out = []int{0}
+	}
+	if rng.IntN(8) == 0 {
+		out = slices.Insert(out, rng.IntN(len(out)+1), 0)
+	}
+	return out
+}
+
+func (d *diffInputs) arrays(ns []*diffNode) ([]*Array, error) {
+	out := make([]*Array, len(ns))
+	for i, n := range ns {
+		v, err := d.eval(n)
+		if err != nil {
+			return nil, err
+		}
+		x, ok := v.(*Array)
+		if !ok {
+			return nil, fmt.Errorf("operand %d of an array op is a scalar", i)
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+func (d *diffInputs) ndim(n *diffNode) int {
+	if n.In != nil {
+		return d.leaf(*n.In).NDim()
+	}
+	if n.Op == "" {
+		return 0
+	}
+	v, err := d.eval(n)
+	if err != nil {
+		return 0
+	}
+	return v.(*Array).NDim()
+}
+
+// operands evaluates elementwise operands: a 0-d input beside an n-d
+// operand is an *nd.Array (numpy's value-based casting of a 0-d array,
+// which gen_diff.py keeps there); Python scalars are Go scalars.
+func (d *diffInputs) operands(ns []*diffNode) ([]any, error) {
+	maxND := 0
+	for _, n := range ns {
+		maxND = max(maxND, d.ndim(n))
+	}
+	out := make([]any, len(ns))
+	for i, n := range ns {
+		if n.In != nil && d.leaf(*n.In).NDim() == 0 && maxND > 0 {
+			out[i] = d.leaf(*n.In)
+			continue
+		}
+		v, err := d.eval(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (d *diffInputs) scalar(n *diffNode) (any, error) {
+	switch n.K {
+	case "b":
+		var b bool
+		err := json.Unmarshal(n.S, &b)
+		return b, err
+	case "i":
+		var i int64
+		err := json.Unmarshal(n.S, &i)
+		return int(i), err
+	case "f":
+		var s string
+		if json.Unmarshal(n.S, &s) == nil {
+			switch s {
+			case "nan":
+				return math.NaN(), nil
+			case "inf":
+				return math.Inf(1), nil
+			case "-inf":
+				return math.Inf(-1), nil
+			}
+			return nil, fmt.Errorf("bad float %q", s)
+		}
+		var f float64
+		err := json.Unmarshal(n.S, &f)
+		return f, err
+	}
+	return nil, fmt.Errorf("bad scalar kind %q", n.K)
+}
+
+func parseDiffDType(s string) (nd.DType, error) {
+	if s == "" {
+		return nd.Invalid, nil
+	}
+	for _, dt := range nd.DTypes {
+		if dt.String() == s {
+			return dt, nil
+		}
+	}
+	return nd.Invalid, fmt.Errorf("unknown dtype %q", s)
+}
+
+// eval builds node n: an *Array, or a Go scalar for a Python scalar.
+// Errors are the corpus's (an unknown op), not chunkarray's: those stay
+// sticky in the Array.
+func (d *diffInputs) eval(n *diffNode) (any, error) {
+	v, err := d.build(n)
+	if x, ok := v.(*Array); ok && n.In == nil && x.Err() == nil {
+		if dt := x.DType(); dt == nd.Float32 || dt == nd.Complex64 {
+			d.f32 = true
+		}
+	}
+	return v, err
+}
+
+// build is eval without the bookkeeping.
+func (d *diffInputs) build(n *diffNode) (any, error) {
+	if n.In != nil {
+		return d.array(*n.In), nil
+	}
+	if n.Op == "" {
+		return d.scalar(n)
+	}
+	switch n.Op {
+	case "unary":
+		op, err := nd.ParseUnaryOp(n.F)
+		if err != nil {
+			return nil, err
+		}
+		a, err := d.operands(n.A)
+		if err != nil {
+			return nil, err
+		}
+		return Unary(op, a[0]), nil
+	case "binary":
+		op, err := nd.ParseBinaryOp(n.F)
+		if err != nil {
+			return nil, err
+		}
+		a, err := d.operands(n.A)
+		if err != nil {
+			return nil, err
+		}
+		return Binary(op, a[0], a[1]), nil
+	case "where":
+		a, err := d.operands(n.A)
+		if err != nil {
+			return nil, err
+		}
+		return Where(a[0], a[1], a[2]), nil
+	}
+	xs, err := d.arrays(n.A)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := parseDiffDType(n.DT)
+	if err != nil {
+		return nil, err
+	}
+	x := xs[0]
+	axis, flat := 0, n.Axis == nil
+	if n.Axis != nil {
+		axis = *n.Axis
+	}
+	switch n.Op {
+	case "astype":
+		return x.AsType(dt), nil
+	case "reduce":
+		op, err := nd.ParseReduceOp(n.F)
+		if err != nil {
+			return nil, err
+		}
+		return x.Reduce(op, n.Axes, ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, DType: dt}), nil
+	case "nanreduce":
+		o := ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof}
+		switch n.F {
+		case "nansum":
+			return x.NanSum(n.Axes, o), nil
+		case "nanprod":
+			return x.NanProd(n.Axes, o), nil
+		case "nanmin":
+			return x.NanMin(n.Axes, o), nil
+		case "nanmax":
+			return x.NanMax(n.Axes, o), nil
+		case "nanmean":
+			return x.NanMean(n.Axes, o), nil
+		case "nanvar":
+			return x.NanVar(n.Axes, o), nil
+		case "nanstd":
+			return x.NanStd(n.Axes, o), nil
+		}
+	case "arg":
+		o := ReduceOpts{Keepdims: n.Keep}
+		switch n.F {
+		case "argmin":
+			return x.ArgReduce(nd.ArgMin, axis, flat, o), nil
+		case "argmax":
+			return x.ArgReduce(nd.ArgMax, axis, flat, o), nil
+		case "nanargmin":
+			return x.NanArgMin(axis, flat, o), nil
+		case "nanargmax":
+			return x.NanArgMax(axis, flat, o), nil
+		}
+	case "cum":
+		o := CumOpts{Method: n.Method}
+		switch n.F {
+		case "cumsum":
+			return x.Cumsum(axis, flat, o), nil
+		case "cumprod":
+			return x.Cumprod(axis, flat, o), nil
+		case "nancumsum":
+			return x.NanCumsum(axis, flat, o), nil
+		case "nancumprod":
+			return x.NanCumprod(axis, flat, o), nil
+		}
+	case "index":
+		sels := make([]Sel, len(n.Sel))
+		for i, s := range n.Sel {
+			sel, err := diffSel(s)
+			if err != nil {
+				return nil, err
+			}
+			sels[i] = sel
+		}
+		return x.Index(sels...), nil
+	case "take":
+		if flat {
+			return x.TakeFlat(n.Idx), nil
+		}
+		return x.Take(axis, n.Idx), nil
+	case "compress":
+		cond := n.Cond
+		if cond == nil {
+			cond = []bool{}
+		}
+		if flat {
+			return x.CompressFlat(cond), nil
+		}
+		return x.Compress(cond, axis), nil
+	case "transpose":
+		return x.Transpose(n.Axes...), nil
+	case "reshape":
+		return x.Reshape(n.Shape...), nil
+	case "squeeze":
+		return x.Squeeze(n.Axes...), nil
+	case "expand":
+		return x.ExpandDims(n.Axes...), nil
+	case "concat":
+		return Concatenate(xs, axis), nil
+	case "stack":
+		return Stack(xs, axis), nil
+	case "dot":
+		return Dot(xs[0], xs[1]), nil
+	case "matmul":
+		return Matmul(xs[0], xs[1]), nil
+	case "tensordot":
+		return Tensordot(xs[0], xs[1], n.AxA, n.AxB), nil
+	}
+	return nil, fmt.Errorf("unknown op %s %q", n.Op, n.F)
+}
+
+// diffSel maps one of gen_diff.py's selections to a Sel.
+func diffSel(s []any) (Sel, error) {
+	if len(s) == 0 {
+		return Sel{}, fmt.Errorf("empty selection")
+	}
+	num := func(v any) (int, bool) {
+		f, ok := v.(float64)
+		return int(f), ok
+	}
+	switch s[0] {
+	case "all":
+		return All(), nil
+	case "new":
+		return NewAxis(), nil
+	case "ell":
+		return Ellipsis(), nil
+	case "at":
+		i, _ := num(s[1])
+		return At(i), nil
+	case "slice":
+		step, ok := num(s[3])
+		if !ok {
+			step = 1
+		}
+		start, hasStart := num(s[1])
+		stop, hasStop := num(s[2])
+		if !hasStart {
+			start = 0
+			if step < 0 {
+				start = -1 // the last element; for an empty axis nothing, as numpy
+			}
+		}
+		if !hasStop {
+			return From(start, step), nil
+		}
+		return RangeStep(start, stop, step), nil
+	case "ints":
+		l, _ := s[1].([]any)
+		idx := make([]int, len(l))
+		for i, v := range l {
+			idx[i], _ = num(v)
+		}
+		return Ints(idx...), nil
+	case "bools":
+		l, _ := s[1].([]any)
+		m := make([]bool, len(l))
+		for i, v := range l {
+			m[i], _ = v.(bool)
+		}
+		return Bools(m...), nil
+	}
+	return Sel{}, fmt.Errorf("unknown selection %v", s)
+}
+
+// Op classes of the tolerance table (TestDiffNumpy's doc).
+const (
+	classExact = iota
+	classIEEE
+	classLibm
+	classReduce
+)
+
+func diffClass(n *diffNode) int {
+	c := classExact
+	switch n.Op {
+	case "unary":
+		switch n.F {
+		case "sqrt", "square":
+			c = classIEEE
+		case "exp", "log", "sin", "cos", "tan", "absolute":
+			c = classLibm
+		}
+	case "binary":
+		switch n.F {
+		case "add", "subtract", "multiply", "divide":
+			c = classIEEE
+		case "power", "arctan2", "floor_divide", "remainder":
+			c = classLibm
+		}
+	case "reduce", "nanreduce", "cum", "dot", "matmul", "tensordot":
+		c = classReduce
+	}
+	for _, a := range n.A {
+		c = max(c, diffClass(a))
+	}
+	return c
+}
+
+// diffTolerance returns rtol and the floor of S (TestDiffNumpy's table):
+// rtol < 0 means exact.
+func diffTolerance(n *diffNode, dt nd.DType, c *diffCorpus, e *diffExpr) (rtol, floor float64) {
+	eps := 0x1p-52
+	if dt == nd.Float32 || dt == nd.Complex64 {
+		eps = 0x1p-23
+	}
+	switch diffClass(n) {
+	case classExact:
+		return 0, 0
+	case classIEEE:
+		return 4 * eps, 0
+	case classLibm:
+		return 16 * eps, 0
+	}
+	size := 0
+	for _, k := range e.In {
+		size += c.arrays[k].Size()
+	}
+	return float64(max(16, 4*size)) * eps, 1
+}
+
+// compareDiff is compareGolden with the tolerance of TestDiffNumpy's
+// table: exact for bools and integers, rtol*(|want|+S) for floats with S
+// = max(floor, the largest finite magnitude of want) (0 when rtol is 0).
+func compareDiff(got, want *nd.Array, rtol, floor float64) string {
+	if got.DType() != want.DType() {
+		return fmt.Sprintf("dtype: got %s, want %s", got.DType(), want.DType())
+	}
+	if !slices.Equal(got.Shape(), want.Shape()) {
+		return fmt.Sprintf("shape: got %v, want %v", got.Shape(), want.Shape())
+	}
+	if !want.DType().IsFloat() && !want.DType().IsComplex() {
+		return compareGolden(got, want)
+	}
+	gc, _ := got.Contiguous().AsType(nd.Complex128)
+	wc, _ := want.Contiguous().AsType(nd.Complex128)
+	gv, err := nd.Values[complex128](gc)
+	if err != nil {
+		return err.Error()
+	}
+	wv, err := nd.Values[complex128](wc)
+	if err != nil {
+		return err.Error()
+	}
+	scale := 0.0
+	if rtol > 0 {
+		scale = floor
+		for _, x := range wv {
+			if a := cmplx.Abs(x); !math.IsInf(a, 0) && !math.IsNaN(a) {
+				scale = max(scale, a)
+			}
+		}
+	}
+	same := func(p, q float64) bool {
+		if p == q || (math.IsNaN(p) && math.IsNaN(q)) {
+			return true
+		}
+		if math.IsNaN(p) || math.IsNaN(q) || math.IsInf(p, 0) || math.IsInf(q, 0) {
+			return false
+		}
+		return math.Abs(p-q) <= rtol*(math.Abs(q)+scale)
+	}
+	complexNaN := want.DType().IsComplex()
+	for i := range wv {
+		if complexNaN && partNaN(wv[i]) && partNaN(gv[i]) {
+			continue
+		}
+		if !same(real(gv[i]), real(wv[i])) || !same(imag(gv[i]), imag(wv[i])) {
+			return fmt.Sprintf("element %d (flat): got %v, want %v (rtol %.3g, S %.3g)", i, gv[i], wv[i], rtol, scale)
+		}
+	}
+	return ""
+}
+
+// partNaN is numpy's isnan of a complex number: either part NaN.
+func partNaN(z complex128) bool { return math.IsNaN(real(z)) || math.IsNaN(imag(z)) }
