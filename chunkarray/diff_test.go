@@ -38,7 +38,9 @@ import (
 // index: irregular chunks, zero-length ones among them), and computes it
 // four ways: two chunkings, each on Sync and on Threaded(2), one fused and
 // one unfused (WithOptimize(false)), so that every combination of
-// scheduler and fusion runs.
+// scheduler and fusion runs; one expression in seven also runs from its
+// graph encoded to JSON and decoded. Intermediate results are rechunked
+// at random one time in five, and reductions get a random split_every.
 //
 // It runs the first diffDefault expressions by default (a few seconds on
 // two cores), all of them with TESSERA_DIFF_ALL=1.
@@ -52,10 +54,13 @@ import (
 //
 // part by part for complex ones, of which any two with a NaN part agree
 // (numpy's isnan: which NaN or infinity the other part holds depends on
-// the order of a reduction's or a product's operations). S is the largest
-// finite magnitude of the result (at least 1 for reductions: a variance
-// of equal values is 0 in one order and a few ulp of the mean squared in
-// another); rtol depends on the loosest op class in the expression and on
+// the order of a reduction's or a product's operations; gen_diff.py
+// draws no non-finite complex values, so this is a safety net). S is the
+// largest finite magnitude of the result, for reductions at least 1 and
+// M, the largest finite magnitude among the expression's inputs (a
+// variance of equal values is 0 in one order and a few ulp of the mean
+// squared in another; a mean of int32 extremes merges moments of size
+// 2^31 where numpy sums them exactly in float64); rtol depends on the loosest op class in the expression and on
 // eps, that of float32 (1.2e-7) when the expression computes any float32
 // or complex64 value on the way (an exp in float32 promoted to float64
 // later), of float64 (2.2e-16) otherwise; n is the number of input
@@ -69,7 +74,7 @@ import (
 //	libm: exp log sin cos tan arctan2 power          16 eps           max|want|
 //	  floor_divide remainder, absolute (hypot
 //	  for complex; libraries differ by a few ulp)
-//	reduce: sum prod mean var std nan*, cumsum,      max(16, 4n) eps  max(1, max|want|)
+//	reduce: sum prod mean var std nan*, cumsum,      max(16, 4n) eps  max(1, M, max|want|)
 //	  cumprod, dot, matmul, tensordot (other
 //	  summation orders and moment merges)
 //
@@ -288,7 +293,9 @@ func intpString(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// diffRun is one way of computing an expression.
+// diffRun is one way of computing an expression; no options: through
+// its graph encoded as JSON and decoded (computeThroughJSON), for one
+// expression in seven.
 type diffRun struct {
 	name string
 	opts []Option
@@ -310,7 +317,7 @@ func runDiff(c *diffCorpus, i int) string {
 	}
 	for layout := range 2 {
 		rng := rand.New(rand.NewPCG(uint64(c.Seed), uint64(i*2+layout)))
-		in := &diffInputs{c: c, e: e, rng: rng, lazy: map[int]*Array{}}
+		in := &diffInputs{c: c, e: e, rng: rng, lazy: map[int]*Array{}, built: map[*diffNode]any{}}
 		x, err := protect(func() (*Array, error) {
 			v, err := in.eval(&e.E)
 			if err != nil {
@@ -328,8 +335,17 @@ func runDiff(c *diffCorpus, i int) string {
 		if want == nil && x.Err() != nil {
 			continue // refused at build time, as numpy refuses
 		}
-		for _, r := range diffRuns[layout] {
-			got, err := protect(func() (*nd.Array, error) { return x.Compute(context.Background(), r.opts...) })
+		runs := diffRuns[layout][:]
+		if layout == 0 && i%7 == 0 {
+			runs = append(runs, diffRun{name: "json-sync"})
+		}
+		for _, r := range runs {
+			got, err := protect(func() (*nd.Array, error) {
+				if r.opts == nil {
+					return computeThroughJSON(x)
+				}
+				return x.Compute(context.Background(), r.opts...)
+			})
 			if want == nil {
 				if err == nil {
 					return fmt.Sprintf("%s: got %s%v, want an error as numpy's %q", r.name, got.DType(), got.Shape(), e.Error)
@@ -369,6 +385,7 @@ type diffInputs struct {
 	e      *diffExpr
 	rng    *rand.Rand
 	lazy   map[int]*Array
+	built  map[*diffNode]any // each node is built once (ndim asks too)
 	chunks []string
 }
 
@@ -476,6 +493,10 @@ func (d *diffInputs) scalar(n *diffNode) (any, error) {
 		var i int64
 		err := json.Unmarshal(n.S, &i)
 		return int(i), err
+	case "c":
+		var p [2]float64
+		err := json.Unmarshal(n.S, &p)
+		return complex(p[0], p[1]), err
 	case "f":
 		var s string
 		if json.Unmarshal(n.S, &s) == nil {
@@ -511,14 +532,32 @@ func parseDiffDType(s string) (nd.DType, error) {
 // eval builds node n: an *Array, or a Go scalar for a Python scalar.
 // Errors are the corpus's (an unknown op), not chunkarray's: those stay
 // sticky in the Array.
+//
+// An operation's result is rechunked at random one time in five (chunks
+// of its own, zero-length ones among them), which changes no value.
 func (d *diffInputs) eval(n *diffNode) (any, error) {
+	if v, ok := d.built[n]; ok {
+		return v, nil
+	}
 	v, err := d.build(n)
+	if err != nil {
+		return nil, err
+	}
 	if x, ok := v.(*Array); ok && n.In == nil && x.Err() == nil {
 		if dt := x.DType(); dt == nd.Float32 || dt == nd.Complex64 {
 			d.f32 = true
 		}
+		if x.Known() && d.rng.IntN(5) == 0 {
+			spec := make([][]int, x.NDim())
+			for ax, l := range x.Shape() {
+				spec[ax] = diffRandomChunks(d.rng, l)
+			}
+			d.chunks = append(d.chunks, fmt.Sprintf("%s->%v", n.Op, spec))
+			v = x.Rechunk(spec)
+		}
 	}
-	return v, err
+	d.built[n] = v
+	return v, nil
 }
 
 // build is eval without the bookkeeping.
@@ -578,9 +617,9 @@ func (d *diffInputs) build(n *diffNode) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return x.Reduce(op, n.Axes, ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, DType: dt}), nil
+		return x.Reduce(op, n.Axes, ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, DType: dt, SplitEvery: d.splitEvery()}), nil
 	case "nanreduce":
-		o := ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof}
+		o := ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, SplitEvery: d.splitEvery()}
 		switch n.F {
 		case "nansum":
 			return x.NanSum(n.Axes, o), nil
@@ -598,7 +637,7 @@ func (d *diffInputs) build(n *diffNode) (any, error) {
 			return x.NanStd(n.Axes, o), nil
 		}
 	case "arg":
-		o := ReduceOpts{Keepdims: n.Keep}
+		o := ReduceOpts{Keepdims: n.Keep, SplitEvery: d.splitEvery()}
 		switch n.F {
 		case "argmin":
 			return x.ArgReduce(nd.ArgMin, axis, flat, o), nil
@@ -666,6 +705,10 @@ func (d *diffInputs) build(n *diffNode) (any, error) {
 	}
 	return nil, fmt.Errorf("unknown op %s %q", n.Op, n.F)
 }
+
+// splitEvery is a random fan-in of a reduction tree: 0 (the default 4),
+// 2, 3 or 5.
+func (d *diffInputs) splitEvery() int { return []int{0, 2, 3, 5}[d.rng.IntN(4)] }
 
 // diffSel maps one of gen_diff.py's selections to a Sel.
 func diffSel(s []any) (Sel, error) {
@@ -770,11 +813,19 @@ func diffTolerance(n *diffNode, dt nd.DType, c *diffCorpus, e *diffExpr) (rtol, 
 	case classLibm:
 		return 16 * eps, 0
 	}
-	size := 0
+	size, m := 0, 1.0
 	for _, k := range e.In {
-		size += c.arrays[k].Size()
+		a := c.arrays[k]
+		size += a.Size()
+		ac, _ := a.Contiguous().AsType(nd.Complex128)
+		v, _ := nd.Values[complex128](ac)
+		for _, z := range v {
+			if x := cmplx.Abs(z); !math.IsInf(x, 0) && !math.IsNaN(x) {
+				m = max(m, x)
+			}
+		}
 	}
-	return float64(max(16, 4*size)) * eps, 1
+	return float64(max(16, 4*size)) * eps, m
 }
 
 // compareDiff is compareGolden with the tolerance of TestDiffNumpy's
