@@ -29,7 +29,8 @@ import (
 // logical ops, Where, AsType, reductions with axes/keepdims/ddof/dtype=,
 // the NaN reductions, arg and cumulative reductions, Index with every kind
 // of selection, Take, Compress, Transpose, Reshape, Squeeze, ExpandDims,
-// Concatenate, Stack, Dot, Matmul, Tensordot) over inputs of 0 to 4 axes
+// Concatenate, Stack, Dot, Matmul, Tensordot, Ptp, CountNonzero, Median,
+// NanMedian, Sort, ArgSort) over inputs of 0 to 4 axes
 // (size-0 and size-1 axes), every dtype, Python scalars and 0-d operands,
 // with NaN, infinities, negatives, zeros and integer extremes among the
 // values, and stores each AST, its inputs and numpy's result (or numpy's
@@ -66,17 +67,19 @@ import (
 // later), of float64 (2.2e-16) otherwise; n is the number of input
 // elements of the expression:
 //
-//	class                                            rtol             S
-//	exact: indexing, shape ops, Where, AsType,       0                -
-//	  comparisons, logical, min/max, negative
-//	ieee: + - * / square sqrt (correctly rounded;    4 eps            max|want|
-//	  float32 may round twice through float64)
-//	libm: exp log sin cos tan arctan2 power          16 eps           max|want|
+//	class                                          rtol             S
+//	exact: indexing, shape ops, Where, AsType,     0                -
+//	  comparisons, logical, min/max, negative,
+//	  sort, argsort, count_nonzero
+//	ieee: + - * / square sqrt ptp (correctly       4 eps            max|want|
+//	  rounded; float32 may round twice through
+//	  float64)
+//	libm: exp log sin cos tan arctan2 power        16 eps           max|want|
 //	  floor_divide remainder, absolute (hypot
 //	  for complex; libraries differ by a few ulp)
-//	reduce: sum prod mean var std nan*, cumsum,      max(16, 4n) eps  max(1, M, max|want|)
-//	  cumprod, dot, matmul, tensordot (other
-//	  summation orders and moment merges)
+//	reduce: sum prod mean var std nan*, median,    max(16, 4n) eps  max(1, M, max|want|)
+//	  cumsum, cumprod, dot, matmul, tensordot
+//	  (other summation orders, moment merges)
 //
 // An expression's class is the loosest of its nodes; S is the result's
 // largest finite magnitude because a difference of a few ulp upstream
@@ -255,8 +258,10 @@ func diffString(n *diffNode) string {
 		p = append(p, n.F)
 	}
 	switch n.Op {
-	case "reduce", "nanreduce":
+	case "reduce", "nanreduce", "ptp", "count_nonzero", "median":
 		p = append(p, fmt.Sprintf("axes=%v keep=%v ddof=%d dt=%q", axesString(n.Axes), n.Keep, n.Ddof, n.DT))
+	case "sort":
+		p = append(p, fmt.Sprintf("axis=%v", intpString(n.Axis)))
 	case "arg", "cum":
 		p = append(p, fmt.Sprintf("axis=%v keep=%v method=%s", intpString(n.Axis), n.Keep, n.Method))
 	case "astype":
@@ -648,8 +653,28 @@ func (d *diffInputs) build(n *diffNode) (any, error) {
 		case "nanargmax":
 			return x.NanArgMax(axis, flat, o), nil
 		}
+	case "ptp":
+		return x.Ptp(n.Axes, n.Keep), nil
+	case "count_nonzero":
+		return x.CountNonzero(n.Axes, n.Keep), nil
+	case "median":
+		if n.F == "nanmedian" {
+			return x.NanMedian(n.Axes, n.Keep), nil
+		}
+		return x.Median(n.Axes, n.Keep), nil
+	case "sort":
+		// The axis must be one chunk (Sort's doc): rechunk it whole.
+		if ax, err := nd.NormalizeAxes("sort", []int{axis}, x.NDim()); err == nil && x.Err() == nil {
+			ch := slices.Clone(x.Chunks())
+			ch[ax[0]] = []int{x.Shape()[ax[0]]}
+			x = x.Rechunk(ch)
+		}
+		if n.F == "argsort" {
+			return x.ArgSort(axis), nil
+		}
+		return x.Sort(axis), nil
 	case "cum":
-		o := CumOpts{Method: n.Method}
+		o := CumOpts{Method: n.Method, DType: dt}
 		switch n.F {
 		case "cumsum":
 			return x.Cumsum(axis, flat, o), nil
@@ -789,7 +814,9 @@ func diffClass(n *diffNode) int {
 		case "power", "arctan2", "floor_divide", "remainder":
 			c = classLibm
 		}
-	case "reduce", "nanreduce", "cum", "dot", "matmul", "tensordot":
+	case "ptp":
+		c = classIEEE
+	case "reduce", "nanreduce", "cum", "dot", "matmul", "tensordot", "median":
 		c = classReduce
 	}
 	for _, a := range n.A {
@@ -883,3 +910,30 @@ func compareDiff(got, want *nd.Array, rtol, floor float64) string {
 
 // partNaN is numpy's isnan of a complex number: either part NaN.
 func partNaN(z complex128) bool { return math.IsNaN(real(z)) || math.IsNaN(imag(z)) }
+
+// TestDiffConcatenatePromotion is the regression of a disagreement
+// TestDiffNumpy found: numpy promotes three or more dtypes as a sequence
+// (nd.ResultType), so np.concatenate and np.stack of int16, uint16 and
+// complex64 arrays are complex64, not the complex128 of a pairwise fold.
+func TestDiffConcatenatePromotion(t *testing.T) {
+	a := FromNDArray(must1(nd.FromSlice([]int16{5, -5}, 2)), 1)
+	b := FromNDArray(must1(nd.FromSlice([]uint16{0, 1}, 2)), 2)
+	c := FromNDArray(must1(nd.FromSlice([]complex64{1 + 2i, -3}, 2)), 1)
+	want := []complex64{5, -5, 0, 1, 1 + 2i, -3}
+	for name, x := range map[string]*Array{"concatenate": Concatenate([]*Array{a, b, c}, 0), "stack": Stack([]*Array{a, b, c}, 0)} {
+		got, err := x.Compute(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.DType() != nd.Complex64 {
+			t.Fatalf("%s: dtype %s, want complex64 (numpy's)", name, got.DType())
+		}
+		v, err := nd.Values[complex64](got.Contiguous())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(v, want) {
+			t.Errorf("%s: got %v, want %v", name, v, want)
+		}
+	}
+}
