@@ -14,6 +14,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -997,5 +998,66 @@ func TestDiffCumsumFlatUnknown(t *testing.T) {
 	m2 := FromNDArray(must1(nd.FromSlice([]bool{true, false, true}, 3)), 2)
 	if err := y.Index(Mask(m2)).Cumsum(0, true, CumOpts{}).Err(); !errors.Is(err, ErrUnknownChunks) {
 		t.Errorf("2-d with unknown chunks: got %v, want an error wrapping ErrUnknownChunks", err)
+	}
+}
+
+// TestDiffGoldensCurrent regenerates the corpus with /usr/bin/python3
+// testdata/gen_diff.py into a temporary folder and checks that the
+// committed one is what the script writes now: the same expressions and
+// errors, the same arrays, integers and bools byte for byte, floats
+// within compareGolden's tolerance (numpy's dot, matmul and tensordot go
+// through the machine's BLAS, whose last bits depend on the CPU). It skips
+// in -short mode, without numpy, and with another numpy version than the
+// corpus's.
+func TestDiffGoldensCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs python")
+	}
+	py := "/usr/bin/python3"
+	out, err := exec.Command(py, "-c", "import numpy; print(numpy.__version__)").Output()
+	if err != nil {
+		t.Skipf("%s with numpy is not available (apt install python3-numpy): %v", py, err)
+	}
+	committed := loadDiffCorpus(t)
+	if v := strings.TrimSpace(string(out)); v != committed.Numpy {
+		t.Skipf("numpy %s here, the corpus was written by %s", v, committed.Numpy)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(py, "testdata/gen_diff.py")
+	cmd.Env = append(os.Environ(), "CONFORMANCE_OUT="+tmp)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gen_diff.py: %v\n%s", err, msg)
+	}
+	fresh, err := readDiffCorpus(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const regen = "; regenerate with /usr/bin/python3 chunkarray/testdata/gen_diff.py"
+	cj, _ := json.Marshal(committed.Exprs)
+	fj, _ := json.Marshal(fresh.Exprs)
+	if !bytes.Equal(cj, fj) {
+		t.Fatalf("the expressions differ from what gen_diff.py writes now%s", regen)
+	}
+	if len(committed.arrays) != len(fresh.arrays) {
+		t.Fatalf("%d arrays committed, gen_diff.py writes %d%s", len(committed.arrays), len(fresh.arrays), regen)
+	}
+	outs := map[int]bool{}
+	for _, e := range fresh.Exprs {
+		if e.Out != nil {
+			outs[*e.Out] = true
+		}
+	}
+	for i, w := range fresh.arrays {
+		g := committed.arrays[i]
+		if outs[i] && (w.DType().IsFloat() || w.DType().IsComplex()) {
+			if d := compareGolden(g, w); d != "" {
+				t.Errorf("array %d: %s%s", i, d, regen)
+			}
+			continue
+		}
+		if g.DType() != w.DType() || !slices.Equal(g.Shape(), w.Shape()) ||
+			!bytes.Equal(g.Contiguous().AppendBytes(nil, false), w.Contiguous().AppendBytes(nil, false)) {
+			t.Errorf("array %d differs (inputs and integer results must be equal byte for byte)%s", i, regen)
+		}
 	}
 }
