@@ -31,7 +31,7 @@ import (
 // logical ops, Where, AsType, reductions with axes/keepdims/ddof/dtype=,
 // the NaN reductions, arg and cumulative reductions, Index with every kind
 // of selection, Take, Compress, Transpose, Reshape, Squeeze, ExpandDims,
-// Concatenate, Stack, Dot, Matmul, Tensordot, Ptp, CountNonzero, Median,
+// Concatenate, Stack, Dot, Matmul, Tensordot, Einsum, Ptp, CountNonzero, Median,
 // NanMedian, Sort, ArgSort) over inputs of 0 to 4 axes
 // (size-0 and size-1 axes), every dtype, Python scalars and 0-d operands,
 // with NaN, infinities, negatives, zeros and integer extremes among the
@@ -84,7 +84,7 @@ import (
 //	  floor_divide remainder, absolute (hypot
 //	  for complex; libraries differ by a few ulp)
 //	reduce: sum prod mean var std nan*, median,    max(16, 4n) eps  max(1, M, max|want|)
-//	  cumsum, cumprod, dot, matmul, tensordot
+//	  cumsum, cumprod, dot, matmul, tensordot, einsum
 //	  (other summation orders, moment merges)
 //
 // An expression's class is the loosest of its nodes; S is the result's
@@ -166,6 +166,7 @@ type diffNode struct {
 	Shape  []int           `json:"shape"`
 	AxA    []int           `json:"axa"`
 	AxB    []int           `json:"axb"`
+	Sub    string          `json:"sub"`
 }
 
 type diffExpr struct {
@@ -286,6 +287,8 @@ func diffString(n *diffNode) string {
 		p = append(p, fmt.Sprintf("axis=%v", intpString(n.Axis)))
 	case "tensordot":
 		p = append(p, fmt.Sprintf("%v,%v", n.AxA, n.AxB))
+	case "einsum":
+		p = append(p, n.Sub)
 	}
 	return fmt.Sprintf("%s[%s](%s)", n.Op, strings.Join(p, " "), strings.Join(args, ", "))
 }
@@ -640,7 +643,7 @@ func (d *diffInputs) build(n *diffNode) (any, error) {
 		}
 		return x.Reduce(op, n.Axes, ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, DType: dt, SplitEvery: d.splitEvery()}), nil
 	case "nanreduce":
-		o := ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, SplitEvery: d.splitEvery()}
+		o := ReduceOpts{Keepdims: n.Keep, Ddof: n.Ddof, SplitEvery: d.splitEvery(), DType: dt}
 		switch n.F {
 		case "nansum":
 			return x.NanSum(n.Axes, o), nil
@@ -757,6 +760,8 @@ func (d *diffInputs) build(n *diffNode) (any, error) {
 		return Matmul(xs[0], xs[1]), nil
 	case "tensordot":
 		return Tensordot(xs[0], xs[1], n.AxA, n.AxB), nil
+	case "einsum":
+		return Einsum(n.Sub, xs...), nil
 	}
 	return nil, fmt.Errorf("unknown op %s %q", n.Op, n.F)
 }
@@ -856,7 +861,7 @@ func diffClass(n *diffNode) int {
 		}
 	case "ptp":
 		c = classIEEE
-	case "reduce", "nanreduce", "cum", "dot", "matmul", "tensordot", "median":
+	case "reduce", "nanreduce", "cum", "dot", "matmul", "tensordot", "einsum", "median":
 		c = classReduce
 	}
 	for _, a := range n.A {
@@ -1059,5 +1064,38 @@ func TestDiffGoldensCurrent(t *testing.T) {
 			!bytes.Equal(g.Contiguous().AppendBytes(nil, false), w.Contiguous().AppendBytes(nil, false)) {
 			t.Errorf("array %d differs (inputs and integer results must be equal byte for byte)%s", i, regen)
 		}
+	}
+}
+
+// TestDiffStdIntDTypeZeroD is the regression of a disagreement
+// TestDiffNumpy found: Std (and NanStd) with an integer dtype= of a 0-d
+// array with Keepdims has a 0-d result, which numpy's sqrt casts
+// (np.std(np.array(5, np.int32), axis=(), keepdims=True, dtype=np.uint8)
+// is 0); only a result with axes is numpy's UFuncTypeError.
+func TestDiffStdIntDTypeZeroD(t *testing.T) {
+	x := FromNDArray(nd.Scalar[int32](5), nil)
+	o := ReduceOpts{Keepdims: true, DType: nd.Uint8}
+	for name, s := range map[string]*Array{"std": x.Reduce(nd.Std, []int{}, o), "nanstd": x.NanStd([]int{}, o)} {
+		got, err := s.Compute(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.DType() != nd.Uint8 || got.NDim() != 0 {
+			t.Fatalf("%s: %s%v, want uint8[]", name, got.DType(), got.Shape())
+		}
+		if v, _ := nd.Values[uint8](got); v[0] != 0 {
+			t.Errorf("%s: %d, want 0", name, v[0])
+		}
+	}
+	y := FromNDArray(must1(nd.FromSlice([]int32{3, 7}, 2)), 1)
+	if err := y.Reduce(nd.Std, []int{0}, o).Err(); err == nil {
+		t.Error("std of a 1-d array with keepdims and dtype uint8: no error, want numpy's UFuncTypeError")
+	}
+	got, err := y.Reduce(nd.Std, []int{0}, ReduceOpts{DType: nd.Uint8}).Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := nd.Values[uint8](got); v[0] != 2 {
+		t.Errorf("std of [3 7] with dtype uint8: %d, want 2", v[0])
 	}
 }

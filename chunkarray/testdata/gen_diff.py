@@ -9,7 +9,7 @@ Where, AsType, the reductions with axes, keepdims, ddof and dtype=, the NaN
 reductions, the arg reductions, the cumulative ones, Index with
 ints/slices/steps/newaxis/ellipsis/int lists/bool lists, Take, Compress,
 Transpose, Reshape, Squeeze, ExpandDims, Concatenate, Stack, Dot, Matmul,
-Tensordot, Ptp, CountNonzero, Median, NanMedian, Sort, ArgSort) over inputs of 0 to 4 axes (size-0 and size-1 axes among them),
+Tensordot, Einsum, Ptp, CountNonzero, Median, NanMedian, Sort, ArgSort) over inputs of 0 to 4 axes (size-0 and size-1 axes among them),
 every dtype, Python scalars and 0-d operands, values with NaN, infinities,
 negatives, zeros and the integer extremes; evaluates each with numpy and
 writes:
@@ -209,7 +209,7 @@ def inexact(ctx, node):
     op, f = node["op"], node.get("f")
     bad = ((op == "unary" and f in INEXACT_UNARY) or (op == "binary" and f in INEXACT_BINARY)
            or (op in ("reduce", "nanreduce") and f not in EXACT_REDUCE)
-           or op in ("cum", "dot", "matmul", "tensordot", "median"))
+           or op in ("cum", "dot", "matmul", "tensordot", "median", "einsum"))
     if bad and ev(ctx, node).dtype.kind in "fc":
         return True
     return any(inexact(ctx, a) for a in node["a"])
@@ -448,6 +448,15 @@ def op_matmul(node, args):
     return np.matmul(args[0], args[1])
 
 
+def op_einsum(node, args):
+    # chunkarray's 0-d operands count by their dtype (doc.go, "Operands"):
+    # numpy's einsum value-casts a 0-d array beside n-d ones, so the dtype
+    # of the operands' result_type is asked for explicitly there.
+    if any(a.ndim == 0 for a in args) and any(a.ndim > 0 for a in args):
+        return np.einsum(node["sub"], *args, dtype=np.result_type(*[a.dtype for a in args]))
+    return np.einsum(node["sub"], *args)
+
+
 def op_tensordot(node, args):
     return np.tensordot(args[0], args[1], axes=(node["axa"], node["axb"]))
 
@@ -458,7 +467,7 @@ OPS = {
     "index": op_index, "take": op_take, "compress": op_compress, "transpose": op_transpose,
     "reshape": op_reshape, "squeeze": op_squeeze, "expand": op_expand, "concat": op_concat,
     "stack": op_stack, "dot": op_dot, "matmul": op_matmul, "tensordot": op_tensordot,
-    "ptp": op_ptp, "count_nonzero": op_count_nonzero, "median": op_median, "sort": op_sort,
+    "einsum": op_einsum, "ptp": op_ptp, "count_nonzero": op_count_nonzero, "median": op_median, "sort": op_sort,
 }
 
 
@@ -546,6 +555,8 @@ def draw(ctx, depth, shape=None, dt=None):
         n = {"op": "nanreduce", "f": f, "axes": rand_axes(nd), "keep": rng.random() < 0.3, "a": [x]}
         if f in ("nanvar", "nanstd") and rng.random() < 0.3:
             n["ddof"] = 1
+        if f in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd") and rng.random() < 0.15:
+            n["dt"] = rng.choice(["int64", "float32", "float64", "uint8", "complex128"])
         return n
     if r < 0.64:
         x = sub()
@@ -637,7 +648,29 @@ def draw_more(ctx, sub):
     return n
 
 
+def draw_einsum(ctx, depth, dt):
+    """Random subscripts over letters i..l of random sizes: operands of 0
+    to 3 axes, a repeated letter now and then (a diagonal), an implicit
+    output or an explicit one (letters in any order, some summed)."""
+    size = {c: rng.choice([0, 1, 1, 2, 3, 4]) for c in "ijkl"}
+    subs, xs = [], []
+    for _ in range(rng.randint(1, 3)):
+        letters = [rng.choice("ijkl") for _ in range(rng.randint(0, 3))]
+        if len(set(letters)) < len(letters) and rng.random() < 0.7:
+            letters = list(dict.fromkeys(letters))  # repeats mostly avoided
+        subs.append("".join(letters))
+        xs.append(draw(ctx, depth - 1, tuple(size[c] for c in letters), rng.choice(DTYPES) if dt is None else dt))
+    sub = ",".join(subs)
+    if rng.random() < 0.6:
+        used = sorted(set("".join(subs)))
+        out = rng.sample(used, rng.randint(0, len(used)))
+        sub += "->" + "".join(out)
+    return {"op": "einsum", "sub": sub, "a": xs}
+
+
 def draw_product(ctx, depth, dt):
+    if rng.random() < 0.3:
+        return draw_einsum(ctx, depth, dt)
     kind = rng.choice(["dot", "matmul", "tensordot"])
     m, k, n = rng.choice([0, 1, 2, 3]), rng.choice([0, 1, 2, 3, 4]), rng.choice([1, 2, 3])
     dta = rng.choice(DTYPES) if dt is None else dt
