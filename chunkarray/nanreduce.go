@@ -175,6 +175,9 @@ func (a *Array) nanVar(name string, axes []int, o ReduceOpts, std bool) *Array {
 		sq = dev.Mul(dev)
 	}
 	rd := sq.DType()
+	if o.DType != nd.Invalid {
+		rd = d // numpy's dtype= is the result's, complex too
+	}
 	k.Keepdims = o.Keepdims
 	dof := a.nanCount(ax, k).Sub(o.Ddof)
 	v := Where(dof.LessEqual(0), math.NaN(), sq.Reduce(nd.Sum, ax, k).Div(dof)).AsType(rd)
