@@ -67,15 +67,20 @@ func TestDiffNanVarComplexDType(t *testing.T) {
 	}
 }
 
-// An FFT along an axis of unknown length and a Stack of arrays whose
-// shapes are unknown give unknown.go's error (wrapping ErrUnknownChunks),
-// not an FFT-points or a shapes error; ExpandDims of unknown chunks
+// An FFT along an axis of unknown length, a Stack of arrays whose shapes
+// are unknown and an Average with weights beside unknown lengths give
+// unknown.go's error (wrapping ErrUnknownChunks), not an FFT-points or a
+// shapes error; ExpandDims of unknown chunks
 // computes blocks that are empty (a -1 with nothing to infer it from).
 func TestDiffUnknownChunksOps(t *testing.T) {
 	x := FromNDArray(must1(nd.FromSlice([]float64{0, 1, 0, 2, 0, 0}, 6)), 2)
 	nz := Flatnonzero(x) // [1 3], chunks (?, ?, ?), one empty
 	if err := FFT(nz.AsType(nd.Float64), 0, 0, "").Err(); !errors.Is(err, ErrUnknownChunks) {
 		t.Errorf("fft: got %v, want an error wrapping ErrUnknownChunks", err)
+	}
+	w := FromNDArray(must1(nd.FromSlice([]float64{1, 2}, 2)), 1)
+	if avg, _ := nz.Average(nil, AverageOpts{Weights: w}); !errors.Is(avg.Err(), ErrUnknownChunks) {
+		t.Errorf("average: got %v, want an error wrapping ErrUnknownChunks", avg.Err())
 	}
 	y := FromNDArray(must1(nd.FromSlice([]int64{7}, 1)), 1)
 	if err := Stack([]*Array{nz, y}, 0).Err(); !errors.Is(err, ErrUnknownChunks) {

@@ -329,6 +329,11 @@ func (a *Array) Average(axes []int, o AverageOpts) (avg, sumOfWeights *Array) {
 		return errArray(err), errArray(err)
 	}
 	if !equalShapes(w.shape, a.shape) {
+		for _, x := range []*Array{a, w} { // sizes unknown: unknown.go's error
+			if err := needKnown(name, x); err != nil {
+				return errArray(err), errArray(err)
+			}
+		}
 		if axes == nil || len(ax) != 1 {
 			return fail("axis must be one axis when the shapes of a and weights %v differ (numpy's TypeError)", w.shape)
 		}
