@@ -61,6 +61,10 @@ Skipped (deliberate, documented deviations), not written:
     non-finite matrices (nd's SVD refuses them), variances with ddof >=
     the count (numpy's 0/0 or rounding noise over 0) and empty means in an
     integer dtype (NaN cast);
+  - products of non-finite floats (dot, matmul, tensordot, einsum: BLAS
+    skips zero factors, so inf * 0 is not NaN there), complex products
+    that may overflow (their inf, NaN or 0 depends on the order), p-norms
+    with p = 0 or 0.5 of inexact values;
   - complex values are finite, inputs and intermediate results alike
     (values(): non-finite complex arithmetic depends on the order of the
     operations, and numpy's dot goes through BLAS).
@@ -191,7 +195,7 @@ def ev(ctx, node):
         return sval(node)
     op = node["op"]
     args = [ev(ctx, a) for a in node["a"]]
-    for k in sensitive_args(node):
+    for k in sensitive_args(node, args):
         if inexact(ctx, node["a"][k]):
             raise Skip("an ill-conditioned op of an inexact operand")
     r = OPS[op](node, args)
@@ -224,7 +228,7 @@ def inexact(ctx, node):
     return any(inexact(ctx, a) for a in node["a"])
 
 
-def sensitive_args(node):
+def sensitive_args(node, args):
     """The operands of node where a difference in the last bits of an
     inexact value changes the result beyond the tolerances: periodic
     functions and exp of a large argument, integer parts, comparisons,
@@ -233,6 +237,9 @@ def sensitive_args(node):
     op, f = node["op"], node.get("f")
     if op == "unary" and f in ("exp", "sin", "cos", "tan", "logical_not"):
         return [0]
+    if (op == "ptp" or f in ("min", "max", "nanmin", "nanmax", "minimum", "maximum")) and \
+            any(np.asarray(a).dtype.kind == "c" for a in args):
+        return list(range(len(args)))  # complex order is lexicographic: a jump
     if op == "unary" and f in ("sqrt", "log"):
         return [0]  # complex branch cuts: the sign of a reduction's zero imaginary part
     if op == "binary" and (f in INEXACT_BINARY or f.startswith(("equal", "not_equal", "less", "greater", "logical"))):
@@ -245,6 +252,8 @@ def sensitive_args(node):
         return [0]
     if op in ("isin", "searchsorted", "digitize"):
         return [0, 1]
+    if op == "norm" and node.get("ord") in (0, 0.5):
+        return [0]  # a zero test, and |x|**0.5 amplifies an error near 0
     return []
 
 
@@ -339,6 +348,7 @@ def op_reduce(node, args):
             # undefined behaviour)
             raise Skip("a variance with ddof >= count, or an empty mean in an integer dtype")
     r = getattr(np, f)(x, **kw)
+    check_complex_prod(f, x, np.asarray(r).dtype)
     if f in ("var", "std", "nanvar", "nanstd") and np.asarray(r).dtype in (np.float32, np.complex64) and x.size:
         v = np.abs(x.astype(np.complex128))
         v = v[np.isfinite(v)]
@@ -366,11 +376,25 @@ def check_cast(x, d):
             raise Skip("undefined cast")
 
 
+def check_complex_prod(f, x, rdt):
+    """Float and complex products that may overflow: which of inf, NaN or
+    0 comes out depends on the order of the factors (inf * 0 is NaN, 0 *
+    big is 0)."""
+    if f in ("prod", "nanprod", "cumprod", "nancumprod") and np.dtype(rdt).kind in "fc" and x.size:
+        v = np.abs(x.astype(np.complex128)).ravel()
+        v = v[np.isfinite(v) & (v > 0)]
+        limit = 30 if np.dtype(rdt).itemsize <= 8 and np.dtype(rdt) != np.float64 else 300
+        if v.size and float(np.sum(np.maximum(np.log10(v), 0))) > limit:
+            raise Skip("a complex product that may overflow")
+
+
 def op_cum(node, args):
     kw = {"dtype": np.dtype(node["dt"])} if "dt" in node else {}
     if kw:
         check_cast(args[0], kw["dtype"])
-    return getattr(np, node["f"])(args[0], axis=node.get("axis"), **kw)
+    r = getattr(np, node["f"])(args[0], axis=node.get("axis"), **kw)
+    check_complex_prod(node["f"], args[0], r.dtype)
+    return r
 
 
 def op_ptp(node, args):
@@ -479,11 +503,20 @@ def op_stack(node, args):
     return np.stack(args, axis=node["axis"])
 
 
+def blas_check(args):
+    """numpy's float products go through BLAS, whose gemm skips a zero
+    factor (inf * 0 is not NaN there): non-finite operands are left out."""
+    if any(np.asarray(a).dtype.kind in "fc" for a in args) and not all(np.all(np.isfinite(a)) for a in args):
+        raise Skip("a BLAS product of non-finite values")
+
+
 def op_dot(node, args):
+    blas_check(args)
     return np.dot(args[0], args[1])
 
 
 def op_matmul(node, args):
+    blas_check(args)
     return np.matmul(args[0], args[1])
 
 
@@ -500,6 +533,7 @@ def einsum_broadcasts(sub, args):
 
 
 def op_einsum(node, args):
+    blas_check(args)  # einsum's two-operand products may call BLAS too
     if einsum_broadcasts(node["sub"], args):
         raise Skip("einsum broadcasting a length of 1")
     # chunkarray's 0-d operands count by their dtype (doc.go, "Operands"):
@@ -579,6 +613,7 @@ def op_fft(node, args):
 
 
 def op_tensordot(node, args):
+    blas_check(args)
     return np.tensordot(args[0], args[1], axes=(node["axa"], node["axb"]))
 
 
@@ -815,6 +850,11 @@ def draw_linalgish(ctx, sub):
             n["a"].append(make_input(ctx, s, rng.choice(["float64", "float32", "int32", "bool"])))
         elif q < 0.6 and ax is not None and len(ax) == 1 and nd > 0:
             n["a"].append(make_input(ctx, (s[ax[0]],), "float64"))
+        if len(n["a"]) > 1:
+            # weights of one sign: a sum of weights that cancels makes the
+            # average ill-conditioned beyond any stated tolerance
+            k = n["a"][1]["in"]
+            ctx.inputs[k] = np.maximum(ctx.inputs[k], ctx.inputs[k].dtype.type(0))
         return n
     return {"op": "fft", "f": rng.choice(["fft", "ifft", "rfft"]), "axis": rng.randrange(-nd, nd) if nd else -1,
             "n": rng.choice([None, None, 1, 3, 6]), "norm": rng.choice([None, "ortho", "forward"]), "a": [x]}
