@@ -4,7 +4,7 @@
 // maps the packages, floor by floor, each importing only from below:
 //
 //	graph        the task graph as plain data: keys, nodes, ops, the value codec
-//	nd           eager n-d arrays and their kernels (nd/npy, nd/zarr: files)
+//	nd           eager n-d arrays and their kernels (nd/npy, nd/zarr, nd/hdf5: files)
 //	freelist     the bounded free list of large buffers that a run or a
 //	             worker owns and its tasks find in their context
 //

@@ -52,7 +52,6 @@ var apiAliases = map[string]string{
 	"da isnull":               "IsNaN",
 	"da expand_dims":          "x.ExpandDims",
 	"da transpose":            "x.T",
-	"da to_npy_stack":         "",
 	"da.random randint":       "r.Integers",
 	"da.random random_sample": "r.Uniform",
 	"da.random random":        "r.Uniform",

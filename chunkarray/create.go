@@ -310,7 +310,7 @@ func (p randomP) run(_ context.Context, args []any) (any, error) {
 }
 
 func (p *randomP) dtype() nd.DType {
-	if p.Dist == distIntegers {
+	if p.Dist == distIntegers || intDist(p.Dist) {
 		return nd.Int64
 	}
 	if p.F32 {
@@ -416,7 +416,7 @@ func (p *randomP) fill(data any, off int, st, sh []int) error {
 			return fmt.Errorf("%s: normal into %T", opRandom, data)
 		}
 	default:
-		return fmt.Errorf("%s: unknown distribution %d", opRandom, p.Dist)
+		return p.fillDist(data, off, n, sh, gstr, base) // random_dist.go
 	}
 	return nil
 }
@@ -508,30 +508,6 @@ func collapseRuns(sh, gstr, sh2, st2 []int) ([]int, []int) {
 	sh2 = append(append(sh2[:0], sh[:i+1]...), run)
 	st2 = append(append(st2[:0], gstr[:i+1]...), 1)
 	return sh2, st2
-}
-
-// fillNormal is fillUniform for the normal distribution.
-func fillNormal[T float32 | float64](out []T, seed uint64, mu, sd float64, sh, gstr []int, base int) {
-	k := 0
-	nd.ForEachOffset(sh, gstr, base, func(g, m, _ int) {
-		for j := 0; j < m; j++ {
-			// Box–Muller on the pair (2q, 2q+1): even elements take
-			// the cosine, odd ones the sine.
-			e := uint64(g + j)
-			q := e &^ 1
-			u1 := 1 - unit(splitmix(seed^0x5deece66d, q))
-			u2 := unit(splitmix(seed^0x5deece66d, q+1))
-			r := math.Sqrt(-2 * math.Log(u1))
-			var z float64
-			if e&1 == 0 {
-				z = r * math.Cos(2*math.Pi*u2)
-			} else {
-				z = r * math.Sin(2*math.Pi*u2)
-			}
-			out[k] = T(mu + sd*z)
-			k++
-		}
-	})
 }
 
 // randomAsType returns a.AsType(d) as one random layer generating d

@@ -19,6 +19,12 @@
 // registered here (a dtype and shape header, then raw little-endian bytes;
 // zero-stride constant blocks as one element).
 //
+// Files: FromNPY, FromZarr and FromHDF5 read a block per task (FromHDF5
+// through nd/hdf5, which needs the hdf5 build tag and libhdf5); Store,
+// ToNPY and ToZarr write one. ToNPYStack and FromNPYStack write and read
+// Dask's stacks of .npy files (one per block along an axis, and a pickled
+// info file), which Dask reads and writes too.
+//
 // # Operands
 //
 // Elementwise operations take `any` operands: an *Array, an *nd.Array, or
@@ -172,7 +178,7 @@
 // "max-aggregate" for its root; "truediv", or "sin-mul" for a fused
 // chain (Python's operator names where there is one, numpy's ufunc names
 // otherwise); "getitem", "transpose", "reshape"; "rechunk-split" and
-// "rechunk-merge"; "from-zarr", "from-npy", "store". Op names, which the
+// "rechunk-merge"; "from-zarr", "from-npy", "from-hdf5", "store". Op names, which the
 // registry and encoded graphs use, are one per kind of task and do not
 // say as much.
 //

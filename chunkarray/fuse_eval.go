@@ -81,7 +81,7 @@ type elemP struct {
 }
 
 func (p elemP) run(ctx context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(ctx, &p, args, opElemwise)
+	ev, shape, err := newEvaluator(ctx, &p, args, opElemwise, false)
 	if err != nil {
 		return nil, err
 	}
@@ -207,16 +207,20 @@ func forTiles(shape []int, fn func(sl []nd.Slice1) error) error {
 type randBlock struct{ start, shape []int }
 
 type evaluator struct {
-	p      *elemP
-	shape  []int // the output block's
-	ins    []*nd.Array
-	rands  []randBlock
-	files  []*nd.Array // per file node, its block (a zarr chunk in free-list memory)
-	vals   []*nd.Array
-	bufs   []*nd.Array // per node, 1-d, reused from tile to tile (from tb)
-	consts []*nd.Array // per kConst node, its 0-d value
-	tb     taskBufs    // the buffers taken from the run's free list
-	zs     zarr.Scratch
+	p     *elemP
+	shape []int // the output block's
+	ins   []*nd.Array
+	rands []randBlock
+	files []*nd.Array // per file node, its block (a zarr chunk in free-list memory)
+	// pending are the zarr reads a fused sum defers (newEvaluator's
+	// deferZarr): reduce streams the chunk through a cache-sized piece
+	// where it can (streamSum), and reads them (readPending) otherwise.
+	pending []pendingRead
+	vals    []*nd.Array
+	bufs    []*nd.Array // per node, 1-d, reused from tile to tile (from tb)
+	consts  []*nd.Array // per kConst node, its 0-d value
+	tb      taskBufs    // the buffers taken from the run's free list
+	zs      zarr.Scratch
 
 	// Reused from tile to tile, so that a tile costs no allocation: per
 	// node the header of its value's view, constant-shaped values (Full
@@ -238,13 +242,34 @@ func (ev *evaluator) release() {
 	ev.tb.release()
 	clear(ev.bufs)
 	clear(ev.files)
+	ev.pending = nil
+}
+
+// pendingRead is a zarr block read that decode deferred: file node n
+// (ev.files[n.A]) with its block argument ints.
+type pendingRead struct {
+	n    enode
+	ints []int
+}
+
+// readPending reads the deferred blocks.
+func (ev *evaluator) readPending() error {
+	for _, pr := range ev.pending {
+		b, err := ev.read(pr.n, pr.ints)
+		if err != nil {
+			return err
+		}
+		ev.files[pr.n.A] = b
+	}
+	ev.pending = nil
+	return nil
 }
 
 // newEvaluator decodes the arguments of a fused task (collector.blockArgs)
 // and reads its file nodes' blocks; its buffers come from the free list
 // of ctx (package freelist). opName names the task's op in errors; a
 // failed read is a *FusedInputError naming the read.
-func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*evaluator, []int, error) {
+func newEvaluator(ctx context.Context, p *elemP, args []any, opName string, deferZarr bool) (*evaluator, []int, error) {
 	shape, err := argInts(args, 0, opName)
 	if err != nil {
 		return nil, nil, err
@@ -267,7 +292,7 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 		vals: make([]*nd.Array, len(p.Nodes)), bufs: make([]*nd.Array, len(p.Nodes)), consts: make([]*nd.Array, len(p.Nodes)),
 		hdrs: make([]nd.Array, len(p.Nodes)), fulls: make([]*nd.Array, len(p.Nodes)), shapes: make([][]int, len(p.Nodes)),
 		tb: taskBufs{fl: freelist.FromContext(ctx)}}
-	if err := ev.decode(args, opName); err != nil {
+	if err := ev.decode(args, opName, deferZarr); err != nil {
 		ev.release()
 		return nil, nil, err
 	}
@@ -283,7 +308,7 @@ func newEvaluator(ctx context.Context, p *elemP, args []any, opName string) (*ev
 // decode fills the evaluator's inputs from args, node by node: block
 // arguments, random blocks' starts and shapes, constants, and the blocks
 // of file nodes, read now.
-func (ev *evaluator) decode(args []any, opName string) error {
+func (ev *evaluator) decode(args []any, opName string, deferZarr bool) error {
 	nin, nrand := len(ev.ins), len(ev.rands)
 	var err error
 	for i := range ev.ins {
@@ -320,6 +345,10 @@ func (ev *evaluator) decode(args []any, opName string) error {
 			ints, err := argInts(args, 1+nin+2*nrand+int(n.A), opName)
 			if err != nil {
 				return err
+			}
+			if deferZarr && n.K == kZarr {
+				ev.pending = append(ev.pending, pendingRead{n, ints})
+				continue
 			}
 			if ev.files[n.A], err = ev.read(n, ints); err != nil {
 				return err
@@ -498,7 +527,7 @@ func (ev *evaluator) node(i int, n enode, sl []nd.Slice1, tshape []int, out *nd.
 	case kZarr, kNPY:
 		return leafViewInto(&ev.hdrs[i], ev.files[n.A], sl, ev.shape)
 	case kRand:
-		return ev.random(i, n, sl)
+		return ev.random(i, n, sl, out)
 	case kFull:
 		// A zero-stride constant: made again only when the tile's shape
 		// changes (the last tiles of a block).
@@ -649,8 +678,11 @@ func constWhere(c, a, b *nd.Array) (*nd.Array, error) {
 }
 
 // random generates the part of random node i's block that region sl of
-// the output block reads (broadcast axes collapsed, as leafView does).
-func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
+// the output block reads (broadcast axes collapsed, as leafView does):
+// straight into out when the node is the expression's result and out
+// (C-contiguous) is that part's shape and dtype, else into the node's
+// buffer.
+func (ev *evaluator) random(i int, n enode, sl []nd.Slice1, out *nd.Array) (*nd.Array, error) {
 	rb := ev.rands[n.A]
 	m, nout := len(rb.shape), len(ev.shape)
 	if m > nout {
@@ -668,6 +700,12 @@ func (ev *evaluator) random(i int, n enode, sl []nd.Slice1) (*nd.Array, error) {
 		} else {
 			rs[j], st[j] = sl[ax].Stop-sl[ax].Start, rb.start[j]+sl[ax].Start
 		}
+	}
+	if out != nil && out.DType() == n.R.dtype() && slices.Equal(out.Shape(), rs) && out.IsCContiguous() {
+		if err := n.R.fill(out.Data(), out.Offset(), st, rs); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	v, err := ev.buffer(i, n.R.dtype(), rs)
 	if err != nil {
@@ -693,7 +731,8 @@ type reduceFusedP struct {
 }
 
 func (p reduceFusedP) run(ctx context.Context, args []any) (any, error) {
-	ev, shape, err := newEvaluator(ctx, &p.E, args, opReduceFused)
+	// A whole-block sum of a zarr chunk may stream the chunk (streamSum).
+	ev, shape, err := newEvaluator(ctx, &p.E, args, opReduceFused, p.R.Kind == pkPlain && p.R.Op == nd.Sum)
 	if err != nil {
 		return nil, err
 	}
@@ -731,6 +770,14 @@ func (ev *evaluator) reduce(rp reduceP, shape []int) (*nd.Array, error) {
 	}
 	if emptyPartial(rp, shape) {
 		return nil, nil
+	}
+	if len(ev.pending) > 0 {
+		if r, ok, err := ev.streamSum(rp, shape); ok || err != nil {
+			return r, err
+		}
+		if err := ev.readPending(); err != nil {
+			return nil, err
+		}
 	}
 	if size(shape) == 0 || ev.constant() {
 		// An empty block is not evaluated: its zeros reduce to the

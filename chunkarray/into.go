@@ -194,7 +194,7 @@ func resolveArgs(ctx context.Context, g *graph.Graph, args []graph.Arg, s sched.
 
 // elemInto evaluates a fused elementwise task straight into dst.
 func elemInto(ctx context.Context, p *elemP, args []any, dst *nd.Array) error {
-	ev, shape, err := newEvaluator(ctx, p, args, opElemwise)
+	ev, shape, err := newEvaluator(ctx, p, args, opElemwise, false)
 	if err != nil {
 		return err
 	}

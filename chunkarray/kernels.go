@@ -1,8 +1,10 @@
 package chunkarray
 
 import (
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"slices"
+	"sync/atomic"
 )
 
 // Specialised kernels for the commonest fused reductions: the sum over a
@@ -135,6 +137,88 @@ func isTwo(c *nd.Array) bool {
 		return x == 2
 	}
 	return false
+}
+
+// streamedChunks counts the chunks streamSum summed (for tests).
+var streamedChunks atomic.Int64
+
+// streamPieceBytes is the piece streamSum reads a chunk in: small enough
+// to stay in a core's cache between the read and the sum, large enough
+// that the read calls cost little (measured on the zarr workload's 4 MB
+// chunks: 256 KiB to 1 MiB pieces took about 20% less CPU than reading
+// the chunk whole, 64 KiB no better than whole).
+const streamPieceBytes = 512 << 10
+
+// streamSum is fastSum for sum(int64(x)**2) (or x*x, square) of one
+// deferred zarr chunk x of int32, the expression's only input: the chunk
+// is read in cache-sized pieces and each summed as it arrives
+// (zarr.StreamChunk) instead of being read whole into memory and summed
+// from there. Integer sums are exact, so the result is the same bits as
+// the whole-chunk kernel's. ok is false, with nothing read, where the
+// block is not such a sum or the chunk cannot be streamed.
+func (ev *evaluator) streamSum(rp reduceP, shape []int) (r *nd.Array, ok bool, err error) {
+	if rp.Op != nd.Sum || len(ev.pending) != 1 || len(ev.ins) > 0 || len(ev.rands) > 0 || size(shape) == 0 {
+		return nil, false, nil
+	}
+	accShape := make([]int, len(shape))
+	for i := range accShape {
+		accShape[i] = shape[i]
+	}
+	for _, ax := range rp.Axes {
+		if ax < 0 || ax >= len(shape) {
+			return nil, false, nil
+		}
+		accShape[ax] = 1
+	}
+	if size(accShape) != 1 {
+		return nil, false, nil
+	}
+	pr := ev.pending[0]
+	z, err := pr.n.h.open(pr.n.F)
+	if err != nil {
+		return nil, false, nil // readPending reports it
+	}
+	if z.DType() != nd.Int32 {
+		return nil, false, nil
+	}
+	// matchSum looks at the leaf's dtype and shape only: a one-element
+	// stand-in broadcast to the block's shape.
+	one, err := nd.Zeros(nd.Int32, 1)
+	if err != nil {
+		return nil, false, err
+	}
+	stand, err := one.BroadcastTo(shape...)
+	if err != nil {
+		return nil, false, nil
+	}
+	ev.files[pr.n.A] = stand
+	pt, match := ev.matchSum()
+	ev.files[pr.n.A] = nil
+	if !match || !pt.sq || pt.e != nd.Int64 {
+		return nil, false, nil
+	}
+	b := ev.tb.bytes(streamPieceBytes)
+	view, err := nd.ViewBytes(nd.Int32, b, streamPieceBytes/4)
+	if err != nil {
+		return nil, false, err
+	}
+	x, err := nd.Values[int32](view)
+	if err != nil {
+		return nil, false, err
+	}
+	var acc int64
+	streamed, err := z.StreamChunk(pr.ints, b, func(p []byte) error {
+		acc += sumSqInt32(x[:len(p)/4])
+		return nil
+	})
+	if err != nil {
+		return nil, false, &FusedInputError{Op: opZarrRead, Key: graph.BlockKey(pr.n.N, pr.ints...), Err: err}
+	}
+	if !streamed {
+		return nil, false, nil
+	}
+	streamedChunks.Add(1)
+	return sumResult(acc, accShape)
 }
 
 // fastSum computes the partial of a whole-block sum with a kernel when

@@ -172,7 +172,7 @@ func kernelMatches(t *testing.T, a *Array) bool {
 		if !ok {
 			continue
 		}
-		ev, _, err := newEvaluator(context.Background(), &o.p.E, literalArgs(t, n.Args), opReduceFused)
+		ev, _, err := newEvaluator(context.Background(), &o.p.E, literalArgs(t, n.Args), opReduceFused, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,6 +53,9 @@ func (p randomP) Label() string {
 	case distIntegers:
 		return "randint"
 	}
+	if l := distLabel(p.Dist); l != "" {
+		return l
+	}
 	return "random_sample"
 }
 

@@ -72,8 +72,18 @@ type BlockOpts struct {
 	// DType of the output; the zero value means the first input's.
 	DType nd.DType
 	// Chunks of the output, one list per axis with as many chunks as the
-	// block grid has along it; nil means the inputs' (unified) chunks.
+	// block grid has along it; nil means the inputs' (unified) chunks,
+	// and so does a nil list for one axis.
 	Chunks [][]int
+	// DropAxis (MapBlocks only) lists the axes of the inputs' aligned
+	// frame (the input with the most axes; negative from its end) that
+	// the function removes, dask's drop_axis: every input is rechunked to
+	// one chunk along them, so that the function sees them whole.
+	DropAxis []int
+	// NewAxis (MapBlocks only) lists the positions in the output of the
+	// axes the function adds, dask's new_axis (after DropAxis). A new
+	// axis has one chunk, of length 1 unless Chunks says otherwise.
+	NewAxis []int
 }
 
 // BlockArg is one input of Blockwise: an array and the index letters of
@@ -91,8 +101,10 @@ func In(x *Array, ind string) BlockArg { return BlockArg{X: x, Ind: ind} }
 // calls f on block (i, j) of x and block j of y for output block (i, j).
 // Chunks along one letter are unified across inputs (union of the
 // boundaries); an axis of length 1 meets every block of the others
-// (broadcast). Every output letter must appear in an input; contraction
-// (an input letter missing from the output) is not supported.
+// (broadcast). An output letter in no input is a new axis of one chunk,
+// of length 1 unless o.Chunks gives it; an input letter missing from the
+// output (a contraction) must have one chunk in every input, which the
+// function receives whole (dask's concatenate=True, after a rechunk).
 func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 	const name = "blockwise"
 	if len(args) == 0 {
@@ -110,9 +122,9 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 		if len(a.Ind) != a.X.NDim() {
 			return errorf(name, shapes, "%s: index %q for an array of %d axes", fn, a.Ind, a.X.NDim())
 		}
-		for _, r := range a.Ind {
-			if !strings.ContainsRune(outInd, r) {
-				return errorf(name, shapes, "%s: index %q of an input is not in the output %q (contraction is not supported)", fn, r, outInd)
+		for j, r := range a.Ind {
+			if !strings.ContainsRune(outInd, r) && len(a.X.chunks[j]) != 1 {
+				return errorf(name, shapes, "%s: index %q of an input is not in the output %q and has %d chunks: a contracted axis must be one chunk (rechunk it)", fn, r, outInd, len(a.X.chunks[j]))
 			}
 		}
 	}
@@ -150,8 +162,13 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 					found = true
 				}
 			}
-			if !found {
-				return errorf(name, shapes, "%s: output index %q appears in no input", fn, r)
+			if !found { // a new axis: one chunk, its length from o.Chunks
+				if o.Chunks != nil && k < len(o.Chunks) && o.Chunks[k] != nil {
+					if len(o.Chunks[k]) != 1 {
+						return errorf(name, shapes, "%s: new axis %d (index %q) must be one chunk, got chunks %v", fn, k, r, o.Chunks[k])
+					}
+					length, cs = o.Chunks[k][0], [][]int{o.Chunks[k]}
+				}
 			}
 		}
 		shape[k], chunks[k] = length, unionChunks(cs)
@@ -167,6 +184,10 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 		var m []int
 		for j, r := range a.Ind {
 			k := strings.IndexRune(outInd, r)
+			if k < 0 { // contracted: its one chunk
+				m = append(m, -1)
+				continue
+			}
 			if a.X.shape[j] == 1 && shape[k] != 1 {
 				m = append(m, -1)
 				want[j] = []int{1} // its one block, not an empty one beside it
@@ -188,12 +209,14 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 			return errorf(name, shapes, "%s: %d output chunk lists for %d axes", fn, len(o.Chunks), n)
 		}
 		for k := range o.Chunks {
-			if len(o.Chunks[k]) != len(chunks[k]) {
+			if o.Chunks[k] != nil && len(o.Chunks[k]) != len(chunks[k]) {
 				return errorf(name, shapes, "%s: output chunks %v on axis %d for a grid of %d blocks", fn, o.Chunks[k], k, len(chunks[k]))
 			}
 		}
-		chunks = make([][]int, n)
 		for k, c := range o.Chunks {
+			if c == nil {
+				continue
+			}
 			chunks[k] = slices.Clone(c)
 			shape[k] = axisLen(c)
 		}
@@ -206,8 +229,10 @@ func Blockwise(fn string, outInd string, o BlockOpts, args ...BlockArg) *Array {
 // MapBlocks applies the registered function fn to the corresponding
 // blocks of arrays (dask's map_blocks): arrays are aligned on their last
 // axes and their chunks unified as Blockwise does; the output has the
-// dimensions of the input with the most.
+// dimensions of the input with the most, less o.DropAxis, plus
+// o.NewAxis.
 func MapBlocks(fn string, o BlockOpts, arrays ...*Array) *Array {
+	const name = "map_blocks"
 	n := 0
 	for _, a := range arrays {
 		if err := a.Err(); err != nil {
@@ -215,23 +240,66 @@ func MapBlocks(fn string, o BlockOpts, arrays ...*Array) *Array {
 		}
 		n = max(n, a.NDim())
 	}
-	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	if n > len(letters) {
-		return errorf("map_blocks", nil, "%s: %d axes", fn, n)
+	if n+len(o.NewAxis) > len(blockLetters) {
+		return errorf(name, nil, "%s: %d axes", fn, n+len(o.NewAxis))
 	}
-	out := letters[:n]
+	in := blockLetters[:n]
+	drop := make([]bool, n)
+	if len(o.DropAxis) > 0 {
+		d, err := nd.NormalizeAxes(name, o.DropAxis, n)
+		if err != nil {
+			return errArray(&Error{Op: name, Reason: fmt.Sprintf("%s: drop_axis: %v", fn, err), Err: err})
+		}
+		for _, x := range d {
+			drop[x] = true
+		}
+	}
 	args := make([]BlockArg, len(arrays))
 	for i, a := range arrays {
-		args[i] = In(a, out[n-a.NDim():])
+		if len(o.DropAxis) > 0 {
+			ch := make([]any, a.NDim())
+			for j := range ch {
+				if drop[n-a.NDim()+j] {
+					ch[j] = -1
+				} else {
+					ch[j] = a.chunks[j]
+				}
+			}
+			if a = a.Rechunk(ch); a.err != nil {
+				return a
+			}
+		}
+		args[i] = In(a, in[n-a.NDim():])
 	}
-	return Blockwise(fn, out, o, args...)
+	var out []byte
+	for i := range n {
+		if !drop[i] {
+			out = append(out, in[i])
+		}
+	}
+	if len(o.NewAxis) > 0 {
+		m := len(out) + len(o.NewAxis)
+		pos, err := nd.NormalizeAxes(name, o.NewAxis, m)
+		if err != nil {
+			return errArray(&Error{Op: name, Reason: fmt.Sprintf("%s: new_axis: %v", fn, err), Err: err})
+		}
+		slices.Sort(pos)
+		for k, p := range pos {
+			out = slices.Insert(out, p, blockLetters[n+k])
+		}
+	}
+	return Blockwise(fn, string(out), o, args...)
 }
+
+// blockLetters name the axes of MapBlocks' and ApplyGufunc's Blockwise
+// calls.
+const blockLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 type blockwiseLayer struct {
 	fn   string
 	ins  []*Array
-	maps [][]int // per input axis: the output axis, -1 broadcast (block 0)
-	op   *op[blockP]
+	maps [][]int  // per input axis: the output axis, -1 broadcast (block 0)
+	op   graph.Op // blockP, or gufuncVecP for ApplyGufunc's Vectorize
 }
 
 func (l *blockwiseLayer) inputs() []*Array { return l.ins }

@@ -100,7 +100,7 @@ func TestMapBlocksErrors(t *testing.T) {
 		want string
 	}{
 		{"unregistered", MapBlocks("test.nope", BlockOpts{}, a), `block function "test.nope" is not registered`},
-		{"contraction", Blockwise("test.add", "i", BlockOpts{}, In(a, "ij")), "contraction is not supported"},
+		{"contraction", Blockwise("test.add", "i", BlockOpts{}, In(a, "ij")), "a contracted axis must be one chunk"},
 		{"index length", Blockwise("test.add", "ij", BlockOpts{}, In(a, "i")), `index "i" for an array of 2 axes`},
 		{"lengths", Blockwise("test.add", "ij", BlockOpts{}, In(a, "ij"), In(a, "ji")), "has lengths"},
 		{"chunks", MapBlocks("test.add", BlockOpts{Chunks: [][]int{{4}, {5}}}, a, a), "for a grid of 2 blocks"},

@@ -22,7 +22,6 @@ import (
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
-	"github.com/tessera-go/tessera/nd/npy"
 )
 
 const parityLinalgDir = "testdata/parity_linalg"
@@ -339,37 +338,7 @@ func TestParityLinalg(t *testing.T) {
 	if err := addRandomEinsum(); err != nil {
 		t.Fatal(err)
 	}
-	inputs := map[string]*nd.Array{}
-	for _, c := range loadCases(t, parityLinalgDir) {
-		t.Run(c.Name, func(t *testing.T) {
-			expr, ok := parityLinalgExprs[c.Name]
-			if !ok {
-				t.Fatalf("no chunkarray expression for case %q", c.Name)
-			}
-			var in []*nd.Array
-			for _, name := range c.Inputs {
-				a, ok := inputs[name]
-				if !ok {
-					var err error
-					if a, err = npy.ReadFile(filepath.Join(parityLinalgDir, "in_"+name+".npy")); err != nil {
-						t.Fatal(err)
-					}
-					inputs[name] = a
-				}
-				in = append(in, a)
-			}
-			var want *nd.Array
-			if c.Error == "" {
-				var err error
-				if want, err = npy.ReadFile(filepath.Join(parityLinalgDir, c.Name+".npy")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if failure := runLayouts(c, expr, in, want, confLayouts(in)); failure != "" {
-				t.Error(failure)
-			}
-		})
-	}
+	runParity(t, parityLinalgDir, confCases(parityLinalgExprs))
 }
 
 // TestParityLinalgGoldensCurrent checks that testdata/parity_linalg is
@@ -378,20 +347,11 @@ func TestParityLinalgGoldensCurrent(t *testing.T) {
 	checkGoldensCurrent(t, "testdata/gen_parity_linalg.py", parityLinalgDir)
 }
 
-// TestParityLinalgExprsHaveCases keeps the table and the manifest in step.
 func TestParityLinalgExprsHaveCases(t *testing.T) {
 	if err := addRandomEinsum(); err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]bool{}
-	for _, c := range loadCases(t, parityLinalgDir) {
-		names[c.Name] = true
-	}
-	for name := range parityLinalgExprs {
-		if !names[name] {
-			t.Errorf("expression %q has no case in %s/cases.json", name, parityLinalgDir)
-		}
-	}
+	checkExprsHaveCases(t, parityLinalgDir, parityLinalgExprs)
 }
 
 // TestLinalgDaskRefusals: what Dask refuses (an FFT along an axis of

@@ -7,11 +7,9 @@ package chunkarray
 // persisted and through JSON (runLayouts), and compared with compareGolden.
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
-	"github.com/tessera-go/tessera/nd/npy"
 )
 
 const parityReduceDir = "testdata/parity_reduce"
@@ -194,45 +192,7 @@ func init() {
 	}
 }
 
-func TestParityReduce(t *testing.T) {
-	inputs := map[string]*nd.Array{}
-	for _, c := range loadCases(t, parityReduceDir) {
-		t.Run(c.Name, func(t *testing.T) {
-			pcase, ok := parityReduceExprs[c.Name]
-			if !ok {
-				t.Fatalf("no chunkarray expression for case %q", c.Name)
-			}
-			var in []*nd.Array
-			for _, name := range c.Inputs {
-				a, ok := inputs[name]
-				if !ok {
-					var err error
-					if a, err = npy.ReadFile(filepath.Join(parityReduceDir, "in_"+name+".npy")); err != nil {
-						t.Fatal(err)
-					}
-					inputs[name] = a
-				}
-				in = append(in, a)
-			}
-			var want *nd.Array
-			if c.Error == "" {
-				var err error
-				if want, err = npy.ReadFile(filepath.Join(parityReduceDir, c.Name+".npy")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			layouts := pcase.layouts
-			if layouts == nil {
-				layouts = confLayouts(in)
-			} else if len(in) > 1 {
-				t.Fatalf("case %q: own layouts for one input only", c.Name)
-			}
-			if failure := runLayouts(c, pcase.expr, in, want, layouts); failure != "" {
-				t.Error(failure)
-			}
-		})
-	}
-}
+func TestParityReduce(t *testing.T) { runParity(t, parityReduceDir, parityReduceExprs) }
 
 // TestParityReduceGoldensCurrent checks that testdata/parity_reduce is
 // what gen_parity_reduce.py writes now.
@@ -240,19 +200,6 @@ func TestParityReduceGoldensCurrent(t *testing.T) {
 	checkGoldensCurrent(t, "testdata/gen_parity_reduce.py", parityReduceDir)
 }
 
-// TestParityReduceExprsHaveCases keeps the table and the manifest in step
-// both ways.
 func TestParityReduceExprsHaveCases(t *testing.T) {
-	names := map[string]bool{}
-	for _, c := range loadCases(t, parityReduceDir) {
-		names[c.Name] = true
-		if _, ok := parityReduceExprs[c.Name]; !ok {
-			t.Errorf("case %q has no expression", c.Name)
-		}
-	}
-	for name := range parityReduceExprs {
-		if !names[name] {
-			t.Errorf("expression %q has no case in %s/cases.json", name, parityReduceDir)
-		}
-	}
+	checkExprsHaveCases(t, parityReduceDir, parityReduceExprs)
 }

@@ -13,11 +13,9 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/tessera-go/tessera/nd"
-	"github.com/tessera-go/tessera/nd/npy"
 )
 
 const paritySortuDir = "testdata/parity_sortu"
@@ -302,39 +300,7 @@ func init() {
 	}
 }
 
-func TestParitySortu(t *testing.T) {
-	inputs := map[string]*nd.Array{}
-	for _, c := range loadCases(t, paritySortuDir) {
-		t.Run(c.Name, func(t *testing.T) {
-			expr, ok := paritySortuExprs[c.Name]
-			if !ok {
-				t.Fatalf("no chunkarray expression for case %q", c.Name)
-			}
-			var in []*nd.Array
-			for _, name := range c.Inputs {
-				a, ok := inputs[name]
-				if !ok {
-					var err error
-					if a, err = npy.ReadFile(filepath.Join(paritySortuDir, "in_"+name+".npy")); err != nil {
-						t.Fatal(err)
-					}
-					inputs[name] = a
-				}
-				in = append(in, a)
-			}
-			var want *nd.Array
-			if c.Error == "" {
-				var err error
-				if want, err = npy.ReadFile(filepath.Join(paritySortuDir, c.Name+".npy")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if failure := runLayouts(c, expr, in, want, confLayouts(in)); failure != "" {
-				t.Error(failure)
-			}
-		})
-	}
-}
+func TestParitySortu(t *testing.T) { runParity(t, paritySortuDir, confCases(paritySortuExprs)) }
 
 // TestParitySortuGoldensCurrent checks that testdata/parity_sortu is
 // what gen_parity_sortu.py writes now.
@@ -342,19 +308,6 @@ func TestParitySortuGoldensCurrent(t *testing.T) {
 	checkGoldensCurrent(t, "testdata/gen_parity_sortu.py", paritySortuDir)
 }
 
-// TestParitySortuExprsHaveCases keeps the expression table and the
-// manifest in step, both ways.
 func TestParitySortuExprsHaveCases(t *testing.T) {
-	names := map[string]bool{}
-	for _, c := range loadCases(t, paritySortuDir) {
-		names[c.Name] = true
-		if _, ok := paritySortuExprs[c.Name]; !ok {
-			t.Errorf("case %q has no expression", c.Name)
-		}
-	}
-	for name := range paritySortuExprs {
-		if !names[name] {
-			t.Errorf("expression %q has no case in %s/cases.json", name, paritySortuDir)
-		}
-	}
+	checkExprsHaveCases(t, paritySortuDir, paritySortuExprs)
 }

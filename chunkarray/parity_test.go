@@ -299,11 +299,17 @@ func compressWith(axis int) confExpr {
 
 var m9 = []bool{true, false, true, false, false, false, false, false, false}
 
-func TestParity(t *testing.T) {
+func TestParity(t *testing.T) { runParity(t, parityDir, parityExprs) }
+
+// runParity runs every case of the goldens in dir (written by one of the
+// gen_parity*.py scripts) with its expression in exprs, over the case's
+// own layouts or the conformance chunkings of its inputs, and compares
+// with numpy's result.
+func runParity(t *testing.T, dir string, exprs map[string]parityCase) {
 	inputs := map[string]*nd.Array{}
-	for _, c := range loadCases(t, parityDir) {
+	for _, c := range loadCases(t, dir) {
 		t.Run(c.Name, func(t *testing.T) {
-			pcase, ok := parityExprs[c.Name]
+			pcase, ok := exprs[c.Name]
 			if !ok {
 				t.Fatalf("no chunkarray expression for case %q", c.Name)
 			}
@@ -312,7 +318,7 @@ func TestParity(t *testing.T) {
 				a, ok := inputs[name]
 				if !ok {
 					var err error
-					if a, err = npy.ReadFile(filepath.Join(parityDir, "in_"+name+".npy")); err != nil {
+					if a, err = npy.ReadFile(filepath.Join(dir, "in_"+name+".npy")); err != nil {
 						t.Fatal(err)
 					}
 					inputs[name] = a
@@ -322,19 +328,47 @@ func TestParity(t *testing.T) {
 			var want *nd.Array
 			if c.Error == "" {
 				var err error
-				if want, err = npy.ReadFile(filepath.Join(parityDir, c.Name+".npy")); err != nil {
+				if want, err = npy.ReadFile(filepath.Join(dir, c.Name+".npy")); err != nil {
 					t.Fatal(err)
 				}
 			}
 			layouts := pcase.layouts
 			if layouts == nil {
 				layouts = confLayouts(in)
+			} else if len(in) > 1 && len(layouts) > 0 && len(layouts[0].specs) < len(in) {
+				t.Fatalf("case %q: layouts for %d inputs, the case has %d", c.Name, len(layouts[0].specs), len(in))
 			}
 			if failure := runLayouts(c, pcase.expr, in, want, layouts); failure != "" {
 				t.Error(failure)
 			}
 		})
 	}
+}
+
+// checkExprsHaveCases keeps an expression table and the manifest of the
+// goldens in dir in step, both ways.
+func checkExprsHaveCases[V any](t *testing.T, dir string, exprs map[string]V) {
+	names := map[string]bool{}
+	for _, c := range loadCases(t, dir) {
+		names[c.Name] = true
+		if _, ok := exprs[c.Name]; !ok {
+			t.Errorf("case %q of %s has no expression", c.Name, dir)
+		}
+	}
+	for name := range exprs {
+		if !names[name] {
+			t.Errorf("expression %q has no case in %s/cases.json", name, dir)
+		}
+	}
+}
+
+// confCases wraps a table of plain expressions (conformance chunkings).
+func confCases(m map[string]confExpr) map[string]parityCase {
+	out := make(map[string]parityCase, len(m))
+	for k, e := range m {
+		out[k] = pc(e)
+	}
+	return out
 }
 
 // TestParityGoldensCurrent checks that testdata/parity is what
@@ -345,14 +379,4 @@ func TestParityGoldensCurrent(t *testing.T) {
 
 // TestParityExprsHaveCases keeps the expression table and the manifest in
 // step.
-func TestParityExprsHaveCases(t *testing.T) {
-	names := map[string]bool{}
-	for _, c := range loadCases(t, parityDir) {
-		names[c.Name] = true
-	}
-	for name := range parityExprs {
-		if !names[name] {
-			t.Errorf("expression %q has no case in %s/cases.json", name, parityDir)
-		}
-	}
-}
+func TestParityExprsHaveCases(t *testing.T) { checkExprsHaveCases(t, parityDir, parityExprs) }

@@ -43,6 +43,13 @@ func (t *taskBufs) get(d nd.DType, shape ...int) (*nd.Array, error) {
 	return nd.ViewBytes(d, b, shape...)
 }
 
+// bytes returns n bytes from the list, the task's until release.
+func (t *taskBufs) bytes(n int) []byte {
+	b := t.fl.Get(n)
+	t.held = append(t.held, b)
+	return b
+}
+
 // release gives every buffer back; nothing taken from get may be used
 // afterwards unless it was copied.
 func (t *taskBufs) release() {

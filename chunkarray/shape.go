@@ -180,10 +180,11 @@ func reshapeRechunk(in, out []int, inChunks [][]int) ([][]int, [][]int, error) {
 // reshapeMerge sets the chunks of a merge of in[left..ii] into out[oi].
 func reshapeMerge(in []int, inChunks [][]int, left, ii int, ri, ro [][]int, oi int) {
 	// When every axis before ii is chunked by one, blocks only move: no
-	// rechunking.
+	// rechunking. Every chunk must be 1 long: (1, 0, 2) has as many
+	// chunks as elements but is not chunked by one.
 	byOne := true
 	for i := 0; i < ii; i++ {
-		for _, c := range inChunks[i] { // every chunk 1 (not 3 chunks (1, 2, 0) of 3)
+		for _, c := range inChunks[i] {
 			if c != 1 {
 				byOne = false
 			}

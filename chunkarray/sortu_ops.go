@@ -479,32 +479,39 @@ func concat1(as []*nd.Array, d nd.DType) (*nd.Array, error) {
 	return out, nil
 }
 
+// joinCanon joins the 1-d blocks (values of tasks) into one array a,
+// cast to p.D, and returns it with its values and b's in the canonical
+// comparison form of p.D (canonValues).
+func (p sortuP) joinCanon(b *nd.Array, blocks []any) (a *nd.Array, av, bv any, err error) {
+	as := make([]*nd.Array, len(blocks))
+	for i, s := range blocks {
+		if as[i], err = argArray(s, opSortu); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if a, err = concat1(as, p.D); err != nil {
+		return nil, nil, nil, err
+	}
+	cd := canonDType(p.D)
+	if av, err = canonValues(a, cd); err != nil {
+		return nil, nil, nil, err
+	}
+	x, err := b.AsType(p.D)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if bv, err = canonValues(x, cd); err != nil {
+		return nil, nil, nil, err
+	}
+	return a, av, bv, nil
+}
+
 // search places b's values in the sorted blocks sorted (joined), compared
 // in dtype p.D: searchsorted (side right when p.Arg), or, for digitize,
 // numpy.digitize's bin index against increasing or decreasing bins.
 // kInverse is searchsorted left, a value found exactly.
 func (p sortuP) search(b *nd.Array, sorted []any, digitize bool) (any, error) {
-	as := make([]*nd.Array, len(sorted))
-	for i, s := range sorted {
-		var err error
-		if as[i], err = argArray(s, opSortu); err != nil {
-			return nil, err
-		}
-	}
-	a, err := concat1(as, p.D)
-	if err != nil {
-		return nil, err
-	}
-	cd := canonDType(p.D)
-	av, err := canonValues(a, cd)
-	if err != nil {
-		return nil, err
-	}
-	x, err := b.AsType(p.D)
-	if err != nil {
-		return nil, err
-	}
-	xv, err := canonValues(x, cd)
+	a, av, xv, err := p.joinCanon(b, sorted)
 	if err != nil {
 		return nil, err
 	}
@@ -802,27 +809,7 @@ func (p sortuP) density(b *nd.Array, args []any) (any, error) {
 
 // isIn tests b's values against the test blocks, compared in p.D.
 func (p sortuP) isIn(b *nd.Array, tests []any) (any, error) {
-	as := make([]*nd.Array, len(tests))
-	for i, s := range tests {
-		var err error
-		if as[i], err = argArray(s, opSortu); err != nil {
-			return nil, err
-		}
-	}
-	t, err := concat1(as, p.D)
-	if err != nil {
-		return nil, err
-	}
-	cd := canonDType(p.D)
-	tv, err := canonValues(t, cd)
-	if err != nil {
-		return nil, err
-	}
-	x, err := b.AsType(p.D)
-	if err != nil {
-		return nil, err
-	}
-	xv, err := canonValues(x, cd)
+	_, tv, xv, err := p.joinCanon(b, tests)
 	if err != nil {
 		return nil, err
 	}

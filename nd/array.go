@@ -231,7 +231,19 @@ func (a *Array) IsCContiguous() bool {
 
 // view returns an array sharing a's data with new geometry.
 func (a *Array) view(shape, strides []int, offset int) *Array {
-	return &Array{dtype: a.dtype, shape: shape, strides: strides, offset: offset, data: a.data}
+	return &Array{dtype: a.dtype, shape: shape, strides: strides, offset: emptyOffset(shape, offset), data: a.data}
+}
+
+// emptyOffset is offset, or 0 for an empty shape: an empty view may keep
+// an offset beyond its (empty) backing slice (a column of a (0, 3)
+// array), and every reader that slices data from the offset would panic.
+func emptyOffset(shape []int, offset int) int {
+	for _, d := range shape {
+		if d == 0 {
+			return 0
+		}
+	}
+	return offset
 }
 
 // Slice1 is one axis of a basic slice, already normalised as Python's
@@ -327,7 +339,7 @@ func (dst *Array) SetSlice(a *Array, s ...Slice1) error {
 		dst.shape[ax] = sl.Len()
 		dst.strides[ax] *= sl.Step
 	}
-	dst.offset = off
+	dst.offset = emptyOffset(dst.shape, off)
 	return nil
 }
 
@@ -689,7 +701,7 @@ func Values[T Elem](a *Array) ([]T, error) {
 	}
 	n := a.Size()
 	if n == 0 {
-		return []T{}, nil // an empty view may have an offset past its data
+		return data[:0:0], nil
 	}
 	if a.IsCContiguous() {
 		return data[a.offset : a.offset+n : a.offset+n], nil

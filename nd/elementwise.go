@@ -42,6 +42,9 @@ var binaryNames = [numBinaryOps]string{
 // String returns numpy's ufunc name: "add", "divide", "floor_divide", ...
 func (op BinaryOp) String() string {
 	if op >= numBinaryOps {
+		if n, ok := ufuncBinaryName(op); ok {
+			return n
+		}
 		return fmt.Sprintf("BinaryOp(%d)", uint8(op))
 	}
 	return binaryNames[op]
@@ -63,6 +66,9 @@ func ParseBinaryOp(name string) (BinaryOp, error) {
 		}
 	}
 	if op, ok := binaryAliases[name]; ok {
+		return op, nil
+	}
+	if op, ok := parseUfuncBinary(name); ok {
 		return op, nil
 	}
 	return 0, fmt.Errorf("nd: unknown binary operation %q", name)
@@ -99,6 +105,9 @@ var unaryNames = [numUnaryOps]string{
 // String returns numpy's ufunc name: "negative", "absolute", "sqrt", ...
 func (op UnaryOp) String() string {
 	if op >= numUnaryOps {
+		if n, ok := ufuncUnaryName(op); ok {
+			return n
+		}
 		return fmt.Sprintf("UnaryOp(%d)", uint8(op))
 	}
 	return unaryNames[op]
@@ -111,6 +120,9 @@ func ParseUnaryOp(name string) (UnaryOp, error) {
 		if n == name {
 			return UnaryOp(op), nil
 		}
+	}
+	if op, ok := parseUfuncUnary(name); ok {
+		return op, nil
 	}
 	switch name {
 	case "neg":
@@ -150,6 +162,9 @@ var ErrNegativeIntPower = errors.New("integers to negative integer powers are no
 // binaryTypes returns the dtype the loop of op computes in and the dtype
 // it writes, for operands of (effective) dtypes a and b.
 func binaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
+	if op >= ufuncBinaryBase {
+		return ufuncBinaryTypes(op, a, b)
+	}
 	if op >= numBinaryOps {
 		return Invalid, Invalid, fmt.Errorf("nd: invalid BinaryOp %d", uint8(op))
 	}
@@ -206,6 +221,9 @@ func binaryTypes(op BinaryOp, a, b DType) (ct, ot DType, err error) {
 
 // unaryTypes is binaryTypes for unary operations.
 func unaryTypes(op UnaryOp, a DType) (ct, ot DType, err error) {
+	if op >= ufuncUnaryBase {
+		return ufuncUnaryTypes(op, a)
+	}
 	if op >= numUnaryOps {
 		return Invalid, Invalid, fmt.Errorf("nd: invalid UnaryOp %d", uint8(op))
 	}
@@ -453,6 +471,10 @@ func binaryInto(op BinaryOp, ct DType, dst, a, b *Array) error {
 	if !slices.Equal(b.shape, dst.shape) {
 		bv = &bh
 	}
+	if op >= ufuncBinaryBase {
+		ufuncBinaryDispatch(op, dst, av, bv)
+		return nil
+	}
 	binaryDispatch(op, dst, av, bv)
 	return nil
 }
@@ -512,5 +534,9 @@ func broadcastView(st []int, a *Array, shape []int) (Array, error) {
 
 func unaryInto(op UnaryOp, ct DType, dst, a *Array) {
 	a = castCompact(a, ct)
+	if op >= ufuncUnaryBase {
+		ufuncUnaryDispatch(op, dst, a)
+		return
+	}
 	unaryDispatch(op, dst, a)
 }

@@ -814,7 +814,7 @@ func sqrtK[T float](d, a []T) {
 func expK[T float](d, a []T) {
 	a = a[:len(d)]
 	for i := range d {
-		d[i] = T(math.Exp(float64(a[i])))
+		d[i] = T(expWide(float64(a[i]))) // ufunc_rest.go: math.Exp overflows early on amd64
 	}
 }
 

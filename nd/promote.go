@@ -309,7 +309,7 @@ func binaryEffective(op BinaryOp, a, b *Array) (DType, DType) {
 		return a.dtype, b.dtype
 	}
 	var buf [2]DType
-	ed := effectiveFor(op == FloorDiv || op == Mod || op == Pow, buf[:], a, b)
+	ed := effectiveFor(op == FloorDiv || op == Mod || op == Pow || linearUfunc(op), buf[:], a, b)
 	return ed[0], ed[1]
 }
 

@@ -383,7 +383,86 @@ func moments(x *Array, red []bool, keep []int, count int) (mean, m2 *Array, err 
 	}
 	x = x.Contiguous()
 	rd := ReduceResultType(Var, x.dtype)
-	sq := alloc(rd, x.shape)
+	m2 = alloc(rd, keep)
+	// The squared deviations are summed a slab of rows (along axis 0) at
+	// a time, through one slab-sized buffer, instead of through a buffer
+	// of x's size: a fused chunk's moments then cost no block-sized
+	// allocation. Along a reduced axis 0 the slabs' sums are added (in
+	// slab order); otherwise each slab writes its own rows of m2.
+	if len(x.shape) == 0 || x.shape[0] <= 1 || x.Size() <= momentSlab {
+		return mean, m2, devSqSum(m2, x, mean, red, alloc(rd, x.shape))
+	}
+	row := x.Size() / x.shape[0]
+	rows := max(1, momentSlab/max(row, 1))
+	buf := alloc(rd, []int{rows * row})
+	var part *Array
+	if red[0] {
+		part = alloc(rd, keep)
+	}
+	for r0 := 0; r0 < x.shape[0]; r0 += rows {
+		r1 := min(r0+rows, x.shape[0])
+		sh := slices.Clone(x.shape)
+		sh[0] = r1 - r0
+		xs := x.view(sh, x.strides, x.offset+r0*x.strides[0])
+		ms, out := mean, part
+		if !red[0] {
+			msh := slices.Clone(mean.shape)
+			msh[0] = r1 - r0
+			ms = rowsFrom(mean, r0, msh)
+			out = rowsFrom(m2, r0, msh)
+		} else if r0 == 0 {
+			out = m2
+		}
+		sq := &Array{dtype: rd, shape: sh, strides: CStridesInto(nil, sh), data: buf.data}
+		if err := devSqSum(out, xs, ms, red, sq); err != nil {
+			return nil, nil, err
+		}
+		if red[0] && r0 > 0 {
+			switch d := m2.data.(type) {
+			case []float32:
+				addTo(d, part.data.([]float32))
+			case []float64:
+				addTo(d, part.data.([]float64))
+			}
+		}
+	}
+	return mean, m2, nil
+}
+
+// momentSlab is the number of elements of x whose squared deviations
+// moments holds at a time.
+const momentSlab = 1 << 16
+
+// rowsFrom returns the rows of the C-contiguous a (mean or m2) from r0 on,
+// of shape sh, as an array at offset 0 (the reduction kernels write and
+// read their output from offset 0).
+func rowsFrom(a *Array, r0 int, sh []int) *Array {
+	off := r0 * a.strides[0]
+	v := &Array{dtype: a.dtype, shape: sh, strides: a.strides}
+	switch d := a.data.(type) {
+	case []float32:
+		v.data = d[off:]
+	case []float64:
+		v.data = d[off:]
+	case []complex64:
+		v.data = d[off:]
+	case []complex128:
+		v.data = d[off:]
+	}
+	return v
+}
+
+func addTo[T float32 | float64](d, s []T) {
+	s = s[:len(d)]
+	for i := range d {
+		d[i] += s[i]
+	}
+}
+
+// devSqSum writes into out (mean's shape, x's reduced axes of length 1)
+// the sum over the reduced axes of |x - mean|², through sq (x's shape,
+// C-contiguous from offset 0, out's dtype).
+func devSqSum(out, x, mean *Array, red []bool, sq *Array) error {
 	var p plan
 	p.init(x.shape, x.strides, x.offset, outGeom(nil, mean, red))
 	switch xs := x.data.(type) {
@@ -396,13 +475,9 @@ func moments(x *Array, red []bool, keep []int, count int) (mean, m2 *Array, err 
 	case []complex128:
 		devSqC(sq.data.([]float64), xs, mean.data.([]complex128), &p)
 	default:
-		return nil, nil, fmt.Errorf("nd: moments: dtype %s", x.dtype)
+		return fmt.Errorf("nd: moments: dtype %s", x.dtype)
 	}
-	m2 = alloc(rd, keep)
-	if err := sumDispatch(m2, sq, red); err != nil {
-		return nil, nil, err
-	}
-	return mean, m2, nil
+	return sumDispatch(out, sq, red)
 }
 
 // sqrtInPlace takes the square root of the float C-contiguous out.

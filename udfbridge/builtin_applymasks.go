@@ -1,9 +1,11 @@
 package udfbridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tessera-go/tessera/nd"
 )
@@ -41,25 +43,69 @@ type masksParams struct {
 
 func init() {
 	RegisterUDF("ApplyMasksUDF", func(b []byte) (UDF, error) {
-		var p masksParams
-		if err := decodeParams("ApplyMasksUDF", b, &p); err != nil {
+		m, err := decodeMasks(b)
+		if err != nil {
 			return nil, err
 		}
-		if p.Dense != nil {
-			d, err := p.Dense.Decode()
-			if err != nil {
-				return nil, err
-			}
-			m, err := DenseMasks(d, p.Sig)
-			return &ApplyMasksUDF{Masks: m}, err
+		return &ApplyMasksUDF{Masks: m}, nil
+	})
+}
+
+// decodedMasks keeps the last few mask stacks rebuilt from parameters:
+// every task of a run rebuilds its UDFs from the run's parameters, and a
+// stack of 16 masks of 256×256 is megabytes of JSON to decode, which cost
+// more than applying it. Tasks with the same parameters share one stack
+// (its caches are locked). At most decodedMasksMax stacks are kept.
+var decodedMasks struct {
+	mu      sync.Mutex
+	entries []decodedMaskStack // newest last
+}
+
+type decodedMaskStack struct {
+	params []byte
+	m      *Masks
+}
+
+const decodedMasksMax = 4
+
+func decodeMasks(b []byte) (*Masks, error) {
+	decodedMasks.mu.Lock()
+	for _, e := range decodedMasks.entries {
+		if bytes.Equal(e.params, b) {
+			decodedMasks.mu.Unlock()
+			return e.m, nil
 		}
+	}
+	decodedMasks.mu.Unlock()
+	var p masksParams
+	if err := decodeParams("ApplyMasksUDF", b, &p); err != nil {
+		return nil, err
+	}
+	var m *Masks
+	if p.Dense != nil {
+		d, err := p.Dense.Decode()
+		if err != nil {
+			return nil, err
+		}
+		if m, err = DenseMasks(d, p.Sig); err != nil {
+			return nil, err
+		}
+	} else {
 		v, err := p.Values.Decode()
 		if err != nil {
 			return nil, err
 		}
-		m, err := SparseMasks(p.Sig, p.IndPtr, p.Indices, v)
-		return &ApplyMasksUDF{Masks: m}, err
-	})
+		if m, err = SparseMasks(p.Sig, p.IndPtr, p.Indices, v); err != nil {
+			return nil, err
+		}
+	}
+	decodedMasks.mu.Lock()
+	defer decodedMasks.mu.Unlock()
+	decodedMasks.entries = append(decodedMasks.entries, decodedMaskStack{params: bytes.Clone(b), m: m})
+	if n := len(decodedMasks.entries); n > decodedMasksMax {
+		decodedMasks.entries = slices.Delete(decodedMasks.entries, 0, n-decodedMasksMax)
+	}
+	return m, nil
 }
 
 func (*ApplyMasksUDF) Name() string { return "ApplyMasksUDF" }

@@ -1,8 +1,10 @@
 package udfbridge
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tessera-go/tessera/nd"
 )
@@ -27,9 +29,19 @@ type Masks struct {
 	values          *nd.Array // 1-d, len(indices)
 	dt              nd.DType
 
-	// regions caches, per tile sig region, the dense masks restricted to
-	// it (regionKey → k × regionSize); built lazily inside a task.
-	regions map[string]*nd.Array
+	// mu guards the caches below: a decoded stack is shared by the tasks
+	// of a run (decodeMasks), which apply it at once.
+	mu sync.Mutex
+	// regions caches, per tile sig region and dtype, the dense masks
+	// restricted to it and cast (k × regionSize); built lazily.
+	regions map[regionKey]*nd.Array
+}
+
+// regionKey names a sig region (start and shape, flattened into a string
+// of their ints) in a dtype.
+type regionKey struct {
+	region string
+	dt     nd.DType
 }
 
 // DenseMasks makes a mask stack from masks of shape (k,)+sig; the dtype
@@ -171,30 +183,9 @@ func (m *Masks) apply(tile *nd.Array, start, shape []int, dt nd.DType) (*nd.Arra
 		}
 	}
 	if m.dense != nil {
-		var mk *nd.Array
-		if isWhole(m.sig, start, shape) {
-			mk = m.dense
-		} else {
-			key := fmt.Sprint(start, shape)
-			if mk = m.regions[key]; mk == nil {
-				idx := regionIndex(m.sig, start, shape)
-				mk, err = gatherCols(m.dense, idx)
-				if err != nil {
-					return nil, err
-				}
-				if m.regions == nil {
-					m.regions = map[string]*nd.Array{}
-				}
-				m.regions[key] = mk
-			}
-		}
-		if mk.DType() != dt {
-			if mk, err = mk.AsType(dt); err != nil {
-				return nil, err
-			}
-			if isWhole(m.sig, start, shape) {
-				m.dense = mk // keep the cast: later tiles reuse it
-			}
+		mk, err := m.denseFor(start, shape, dt)
+		if err != nil {
+			return nil, err
 		}
 		mt, err := mk.Transpose()
 		if err != nil {
@@ -203,6 +194,47 @@ func (m *Masks) apply(tile *nd.Array, start, shape []int, dt nd.DType) (*nd.Arra
 		return nd.Matmul(x, mt) // (t, rsize)·(rsize, k) by BLAS gemm
 	}
 	return m.applySparse(x, start, shape, dt)
+}
+
+// denseFor returns the dense masks restricted to the sig region (start,
+// shape) and cast to dt, k × regionSize, from the cache or made once.
+func (m *Masks) denseFor(start, shape []int, dt nd.DType) (*nd.Array, error) {
+	whole := isWhole(m.sig, start, shape)
+	if whole && m.dense.DType() == dt {
+		return m.dense, nil
+	}
+	var key regionKey
+	key.dt = dt
+	if !whole {
+		b := make([]byte, 0, 8*(len(start)+len(shape)))
+		for _, v := range append(append([]int(nil), start...), shape...) {
+			b = binary.AppendVarint(b, int64(v))
+		}
+		key.region = string(b)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mk := m.regions[key]; mk != nil {
+		return mk, nil
+	}
+	mk := m.dense
+	if !whole {
+		var err error
+		if mk, err = gatherCols(m.dense, regionIndex(m.sig, start, shape)); err != nil {
+			return nil, err
+		}
+	}
+	if mk.DType() != dt {
+		var err error
+		if mk, err = mk.AsType(dt); err != nil {
+			return nil, err
+		}
+	}
+	if m.regions == nil {
+		m.regions = map[regionKey]*nd.Array{}
+	}
+	m.regions[key] = mk
+	return mk, nil
 }
 
 // gatherCols returns the columns idx of the 2-d array a, contiguous.

@@ -160,6 +160,19 @@
 //     device, and their Where: Device buffers stay device arrays until the
 //     partition is done (device.go).
 //
+// # Detector files
+//
+// Besides raw, npy and zarr: Merlin .mib (mibds.go), EMPAD (empadds.go),
+// MRC (mrcds.go), Gatan .dm4 (dm4ds.go) and NanoMegas .blo (blods.go)
+// files, whose frames lie at computable offsets between headers or
+// footers and may need decoding (big-endian counts, bit-packed and reordered raw MIB pixels, quad chip
+// layouts, float16). Each parses its headers into a frame table and a
+// decoder; framedds.go reads them: a partition task reads a window of
+// whole decoded frames and cuts its tiles from it as views. Open
+// (open.go) detects a file's format, as LiberTEM's load("auto"), through
+// a registry (RegisterFormat) that a format in another package or behind
+// a build tag joins from its init function.
+//
 // # Errors
 //
 // Bad input (a ROI of the wrong size or dtype, get_results returning an
@@ -181,11 +194,54 @@
 // by an independent path. NewTaskReader gives the reader a partition task
 // uses, for suites and benchmarks outside the package.
 //
-// A dataset file (raw, npy, zarr) that cannot hold what it declares is a
-// *DatasetError naming the file, refused at open before anything is sized
-// from it: nav × sig × itemsize is multiplied with overflow checks
-// (numpy's rule on the non-zero dimensions), offset + data is compared
-// with the file's size without wrapping, a zarr grid of over 1M chunks
-// along its axes is refused before its boundary table is built, and the
-// npy and zarr readers' own errors (*npy.Error, *zarr.Error) are wrapped.
+// A dataset file (raw, npy, zarr, hdf5, mib, empad, mrc, dm4, blo) that
+// cannot hold what it declares is a *DatasetError naming the file, refused
+// at open before anything is sized from it: nav × sig × itemsize is
+// multiplied with overflow checks (numpy's rule on the non-zero
+// dimensions), offset + data is compared with the file's size without
+// wrapping, a zarr grid of over 1M chunks along its axes is refused before
+// its boundary table is built, and the npy, zarr and hdf5 readers' own
+// errors (*npy.Error, *zarr.Error, *hdf5.Error with HDF5's error stack)
+// are wrapped. The detector formats' frame tables are checked against the
+// files' sizes the same way, and a dm4 tag tree's counts and array sizes
+// against limits and the file before anything is allocated. Open's
+// *OpenError lists every format tried and why each failed.
+//
+// # Datasets
+//
+// In memory, chunkarray, raw, npy, zarr and HDF5 (OpenHDF5; it needs
+// libhdf5 through cgo: build with -tags hdf5, libhdf5-dev and pkg-config
+// installed, else it fails with hdf5.ErrNotBuilt), the detector files
+// (see Detector files), and live streams. Open detects a file's format.
+//
+// # Live data
+//
+// A LiveDataset (DialLive, NewLive) receives a scan's frames over TCP as
+// the detector produces them, as LiberTEM-live does: Read waits for the
+// frames it asks for, so Run processes each partition as soon as its
+// frames are in and RunIter yields partial results while the scan is
+// still being acquired. The format is tessera's own; LiveSender and
+// SendFrames write it. All integers are little-endian:
+//
+//	header  8 bytes   magic "TSRLIVE\x00"
+//	        uint16    version, 1
+//	        uint8     dtype: 1 bool, 2 int8, 3 int16, 4 int32, 5 int64,
+//	                  6 uint8, 7 uint16, 8 uint32, 9 uint64, 10 float32,
+//	                  11 float64, 12 complex64, 13 complex128
+//	        uint8     byte order of the frames: 0 little, 1 big
+//	        uint8     nav dims (>= 1), uint8 sig dims (>= 1), 64 in all
+//	        2 bytes   zero
+//	        uint64    each nav dim, then each sig dim (< 2^31)
+//	frame   uint64    sequence number: 0, 1, 2, ... in flat nav order
+//	        uint64    payload size: prod(sig) · itemsize
+//	        payload   the frame, C order
+//
+// The receiver checks every field before it sizes anything from it: the
+// dims counts, each dim, nav·sig·itemsize with overflow checks against
+// LiveOptions.MaxBytes (the frames are kept in memory) and a frame
+// against MaxLiveFrameBytes; each frame's sequence number and size
+// against the header. Every read of the connection has a deadline
+// (LiveOptions.Timeout), so a stalled peer fails the reads waiting on
+// it instead of hanging them. Errors are *LiveError naming the peer and
+// the frame; a stream that is not the format wraps ErrLiveFormat.
 package udfbridge

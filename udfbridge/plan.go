@@ -107,6 +107,11 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 		P = DefaultPartitionCount(n, frameBytes)
 	}
 	p.bounds = Partitions(n, P)
+	bounds, err := alignPartitions(ds, p.bounds)
+	if err != nil {
+		return nil, err
+	}
+	p.bounds = bounds
 	if cfg.depth > 0 {
 		ri.Depth = cfg.depth
 		ri.SigTile = cfg.sigTile

@@ -29,7 +29,8 @@ var readPartition = delayed.Fn3E("udfbridge.read_partition",
 	}, delayed.Pure())
 
 // ToChunkArray returns ds as a lazy chunkarray.Array with one block per
-// partition (boundaries as Partitions; partitions <= 0: the default count),
+// partition (boundaries as Partitions, aligned as a run aligns them for a
+// PartitionAligner such as an HDF5 dataset; partitions <= 0: the default count),
 // LiberTEM's make_dask_array. The array's shape is the flat nav axis then
 // the sig axes, (prod(nav),)+sig, the shape of the partitions a run
 // reads; Reshape gives nav+sig when wanted. Empty partitions (more
@@ -57,7 +58,10 @@ func ToChunkArray(ds Dataset, partitions int) (*chunkarray.Array, map[graph.Key]
 	if partitions <= 0 {
 		partitions = DefaultPartitionCount(n, dsProd(sig)*dt.Size())
 	}
-	b := Partitions(n, partitions)
+	b, err := alignPartitions(ds, Partitions(n, partitions))
+	if err != nil {
+		return nil, nil, fmt.Errorf("udfbridge: ToChunkArray: %w", err)
+	}
 	var parts []*chunkarray.Array
 	var ranges [][2]int
 	for i := range partitions {

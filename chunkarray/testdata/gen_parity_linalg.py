@@ -23,12 +23,12 @@ scipy.linalg.lu's p, l, u. svd_compressed is randomised: its cases are an
 exactly low-rank matrix, whose rank-k reconstruction and leading singular
 values the randomised method must reproduce.
 """
-import json
 import os
-import shutil
 import warnings
 
 import numpy as np
+
+import goldens  # this folder's shared writer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("CONFORMANCE_OUT") or os.path.join(HERE, "parity_linalg")
@@ -416,40 +416,4 @@ for i in range(40):
     case(f"fft_rand_{i:02d}", [name], lambda x, fn=fn, sv=sv, axes=axes, nm=nm: getattr(np.fft, fn)(x, s=sv, axes=axes, norm=nm))
 
 # ---------------------------------------------------------------- write
-names = [c[0] for c in cases]
-dups = {n for n in names if names.count(n) > 1}
-assert not dups, dups
-
-shutil.rmtree(OUT, ignore_errors=True)
-os.makedirs(OUT)
-used = set()
-manifest = []
-for name, ins, fn in cases:
-    entry = {"name": name, "inputs": ins}
-    try:
-        r = np.asarray(fn(*[inputs[i].copy() for i in ins]))
-    except Exception as e:  # numpy refuses: the Go side must fail too
-        entry["error"] = f"{type(e).__name__}: {e}"
-    else:
-        if r.dtype == np.float16 or r.dtype == np.complex256 or r.dtype.kind not in "biufc":
-            raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
-        entry["dtype"] = r.dtype.name
-        entry["shape"] = list(r.shape)
-        np.save(os.path.join(OUT, name + ".npy"), np.array(r, order="C"))
-    used.update(ins)
-    manifest.append(entry)
-for i in sorted(used):
-    np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
-unused = set(inputs) - used
-assert not unused, unused
-with open(os.path.join(OUT, "einsum_random.json"), "w") as f:
-    json.dump(einsum_random, f, indent=1, sort_keys=True)
-    f.write("\n")
-with open(os.path.join(OUT, "fft_random.json"), "w") as f:
-    json.dump(fft_random, f, indent=1, sort_keys=True)
-    f.write("\n")
-with open(os.path.join(OUT, "cases.json"), "w") as f:
-    json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
-    f.write("\n")
-total = sum(os.path.getsize(os.path.join(OUT, p)) for p in os.listdir(OUT))
-print(f"{len(manifest)} cases, {len(used)} inputs, {total} bytes in {OUT}")
+goldens.write(OUT, cases, inputs, sidecars={"einsum_random.json": einsum_random, "fft_random.json": fft_random})

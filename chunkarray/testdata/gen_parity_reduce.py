@@ -12,12 +12,12 @@ fused and unfused, and compares with compareGolden (integers exactly,
 float64 within 1e-12 and float32 within 1e-5 of the element plus the
 largest finite magnitude, NaN equal to NaN).
 """
-import json
 import os
-import shutil
 import warnings
 
 import numpy as np
+
+import goldens  # this folder's shared writer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("CONFORMANCE_OUT") or os.path.join(HERE, "parity_reduce")
@@ -233,34 +233,4 @@ case("cov_c128_cols", ["c128n"], lambda m: np.cov(m[[0, 2, 3, 5]], rowvar=False,
 case("cov_3d", ["f32n"], lambda m: np.cov(m))  # ValueError
 
 # ---------------------------------------------------------------- write
-names = [c[0] for c in cases]
-dups = {n for n in names if names.count(n) > 1}
-assert not dups, dups
-
-shutil.rmtree(OUT, ignore_errors=True)
-os.makedirs(OUT)
-used = set()
-manifest = []
-for name, ins, fn in cases:
-    entry = {"name": name, "inputs": ins}
-    try:
-        r = np.asarray(fn(*[inputs[i].copy() for i in ins]))
-    except Exception as e:  # numpy refuses: the Go side must fail too
-        entry["error"] = f"{type(e).__name__}: {e}"
-    else:
-        if r.dtype.kind not in "biufc" or r.dtype == np.float16:
-            raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
-        entry["dtype"] = r.dtype.name
-        entry["shape"] = list(r.shape)
-        np.save(os.path.join(OUT, name + ".npy"), np.array(r, order="C"))
-    used.update(ins)
-    manifest.append(entry)
-for i in sorted(used):
-    np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
-unused = set(inputs) - used
-assert not unused, unused
-with open(os.path.join(OUT, "cases.json"), "w") as f:
-    json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
-    f.write("\n")
-total = sum(os.path.getsize(os.path.join(OUT, p)) for p in os.listdir(OUT))
-print(f"{len(manifest)} cases, {len(used)} inputs, {total} bytes in {OUT}")
+goldens.write(OUT, cases, inputs)

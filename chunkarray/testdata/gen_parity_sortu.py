@@ -16,12 +16,12 @@ several results (unique's values, index, inverse and counts; histogram's
 counts and edges) has one case per result. Sorting is numpy's
 kind="stable" (chunkarray's Sort and ArgSort are stable).
 """
-import json
 import os
-import shutil
 import warnings
 
 import numpy as np
+
+import goldens  # this folder's shared writer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("CONFORMANCE_OUT") or os.path.join(HERE, "parity_sortu")
@@ -245,34 +245,4 @@ case("searchsorted_mask", ["sorted9", "f64", "bool79"], lambda a, v, m: np.searc
 case("isin_mask", ["i64", "bool79", "testi"], lambda x, m, s: np.isin(x[m], s))
 
 # ------------------------------------------------------------------- write
-names = [c[0] for c in cases]
-dups = {n for n in names if names.count(n) > 1}
-assert not dups, dups
-
-shutil.rmtree(OUT, ignore_errors=True)
-os.makedirs(OUT)
-used = set()
-manifest = []
-for name, ins, fn in cases:
-    entry = {"name": name, "inputs": ins}
-    try:
-        r = np.asarray(fn(*[inputs[i].copy() for i in ins]))
-    except Exception as e:  # numpy refuses: the Go side must fail too
-        entry["error"] = f"{type(e).__name__}: {e}"
-    else:
-        if r.dtype == np.float16 or r.dtype.kind not in "biufc":
-            raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
-        entry["dtype"] = r.dtype.name
-        entry["shape"] = list(r.shape)
-        np.save(os.path.join(OUT, name + ".npy"), np.array(r, order="C"))
-    used.update(ins)
-    manifest.append(entry)
-for i in sorted(used):
-    np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
-unused = set(inputs) - used
-assert not unused, unused
-with open(os.path.join(OUT, "cases.json"), "w") as f:
-    json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
-    f.write("\n")
-total = sum(os.path.getsize(os.path.join(OUT, p)) for p in os.listdir(OUT))
-print(f"{len(manifest)} cases, {len(used)} inputs, {total} bytes in {OUT}")
+goldens.write(OUT, cases, inputs)

@@ -7,6 +7,8 @@
 //	tessera scheduler [-address :8786] [-status :8787] [TLS flags] [-token-file F]
 //	tessera worker -scheduler HOST:8786 [-listen :0] [-advertise HOST:PORT] [-name N] [-threads N]
 //	    [-resources GPU=1,MEM=2] [-memory-limit 4GiB] [-spill-dir D] [TLS flags] [-token-file F]
+//	tessera slurm [-workers N] [-workers-per-job N] [-cores N] [-memory 16GiB] [-time 2h] [-partition P]
+//	    [-account A] [-directive OPT]... [-prologue LINE]... [-worker-command /shared/bin/myprog] [-dir D]
 //	tessera certs -dir D [-hosts h1,10.0.0.2] [-days 365]
 //	tessera version
 //
@@ -49,6 +51,7 @@ commands:
   chunktune  time an array workload over chunk sizes and schedulers, plot, recommend
   scheduler  run a distributed scheduler
   worker     run a distributed worker
+  slurm      run a scheduler here and workers as Slurm jobs (sbatch), cancelled at exit
   certs      write a self-signed CA and certificate for a cluster's mutual TLS
   version    print the module version and the VCS revision it was built from
   help       print this text, or a command's flags (help COMMAND)
@@ -64,6 +67,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"chunktune": runChunktune,
 	"scheduler": runScheduler,
 	"worker":    runWorker,
+	"slurm":     runSlurm,
 	"certs":     runCerts,
 	"version":   runVersion,
 }

@@ -117,6 +117,7 @@ func TestDemoZarrSize(t *testing.T) {
 var placeholders = map[string]bool{
 	"int": true, "string": true, "float": true, "duration": true, "value": true, "uint": true,
 	"list": true, "folder": true, "directory": true, "file": true, "name": true, "host:port": true, "N": true,
+	"account": true, "partition": true, "option": true, "line": true, "program": true, // tessera slurm
 }
 
 // TestHelp runs every command's -h, -help and --help: exit 0, the usage

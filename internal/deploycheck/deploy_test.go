@@ -30,7 +30,7 @@ import (
 // checked are the tessera commands whose flags are checked; a program
 // token followed by another word is not an invocation of interest (a path
 // such as deploy/tessera in `go build -o deploy/tessera`).
-var checked = []string{"scheduler", "worker", "certs", "bench"}
+var checked = []string{"scheduler", "worker", "slurm", "certs", "bench"}
 
 // userWorkerRole is the argument with which a user's binary that calls
 // distributed.MaybeWorker runs as a worker; it takes tessera worker's flags.

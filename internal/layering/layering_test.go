@@ -27,7 +27,8 @@ var anything = []string{"*"}
 //
 //	graph < optimize < sched < {viz, sched/distributed} < delayed
 //	      < chunkarray < udfbridge < udfbridge/udftest;  nd (with nd/npy, nd/zarr) is the
-//	second foundation beside graph and imports nothing of tessera but
+//	second foundation beside graph (nd/hdf5 reads HDF5 through libhdf5
+//	behind the hdf5 tag, on nd only) and imports nothing of tessera but
 //	freelist, the bounded buffer free list of a run, which sits under
 //	both (stdlib only) so that zarr decoding, the schedulers that own a
 //	run's list and the tasks that use it share one;
@@ -48,12 +49,14 @@ var allowed = map[string][]string{
 	"delayed":              {"graph", "optimize", "sched", "viz", "freelist"},
 	"nd":                   {},
 	"nd/npy":               {"nd"},
+	"nd/hdf5":              {"nd"},
+	"nd/hdf5/hdf5test":     {"nd", "nd/hdf5"},
 	"nd/ndtest":            {"nd"},
 	"nd/zarr/blosc":        {"freelist"},
 	"nd/zarr":              {"nd", "nd/zarr/blosc", "freelist"},
-	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "freelist"},
-	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern", "freelist"},
-	"udfbridge/udftest":    {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "internal/cudaops", "internal/kern", "freelist", "udfbridge"},
+	"chunkarray":           {"graph", "optimize", "sched", "viz", "delayed", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "nd/hdf5", "internal/cudaops", "freelist"},
+	"udfbridge":            {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "nd/hdf5", "internal/cudaops", "internal/kern", "freelist"},
+	"udfbridge/udftest":    {"graph", "optimize", "sched", "viz", "delayed", "chunkarray", "nd", "nd/npy", "nd/zarr", "nd/zarr/blosc", "nd/hdf5", "internal/cudaops", "internal/kern", "freelist", "udfbridge"},
 	"internal/cudaops":     {"nd"},
 	"internal/kern":        {},
 	"internal/layering":    {},
@@ -233,9 +236,9 @@ func goList(t *testing.T, tags string) []pkg {
 }
 
 func TestLayering(t *testing.T) {
-	// The cuda tag pulls in the GPU files of internal/cudaops; their
-	// imports must obey the table too.
-	for _, tags := range []string{"", "cuda", "cuda,cublas"} {
+	// The cuda tag pulls in the GPU files of internal/cudaops, the hdf5
+	// tag nd/hdf5's cgo file; their imports must obey the table too.
+	for _, tags := range []string{"", "cuda", "cuda,cublas", "hdf5"} {
 		t.Run("tags="+tags, func(t *testing.T) {
 			pkgs := goList(t, tags)
 			for _, msg := range check(pkgs) {

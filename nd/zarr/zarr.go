@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -360,6 +361,61 @@ func (a *Array) StoredChunkSize() int {
 func (a *Array) ReadChunkInto(idx []int, buf *nd.Array) (*nd.Array, error) {
 	return a.ReadChunkWith(idx, buf, nil)
 }
+
+// StreamChunk reads chunk idx in pieces of len(piece) bytes (a multiple
+// of the item size; the last may be shorter) into piece, calling fn with
+// each as it is read: a reduction over a chunk then reads it once through
+// a buffer that stays in the processor's cache, instead of writing the
+// whole chunk to memory and reading it back. It reports false, having
+// read nothing, where the chunk's bytes are not its elements in C order
+// and this machine's byte order (compressed or filtered, big-endian, F
+// order), where the chunk is cropped at the array's edge, or where its
+// file is missing (the fill value): ReadChunkWith reads those. A chunk
+// file of the wrong size is a *Error, as ReadChunkWith reports it.
+func (a *Array) StreamChunk(idx []int, piece []byte, fn func([]byte) error) (bool, error) {
+	if err := a.checkIndex("StreamChunk", idx); err != nil {
+		return false, err
+	}
+	es := a.meta.DType.Size()
+	if a.codec.compressor != "" || a.codec.bigEndian || !hostLittleEndian || len(a.codec.perm) > 0 || a.empty(idx) ||
+		!slices.Equal(a.chunkShape(idx), a.meta.Chunks) || len(piece) < es {
+		return false, nil
+	}
+	piece = piece[:len(piece)-len(piece)%es]
+	file := a.ChunkPath(idx)
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, &Error{Path: file, Reason: "reading chunk", Err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, &Error{Path: file, Reason: "reading chunk", Err: err}
+	}
+	if st.Size() != int64(a.chunkBytes) {
+		return false, &Error{Path: file, Reason: "corrupt chunk", Err: fmt.Errorf("chunk is %d bytes, want %d", st.Size(), a.chunkBytes)}
+	}
+	for off := 0; off < a.chunkBytes; off += len(piece) {
+		b := piece[:min(len(piece), a.chunkBytes-off)]
+		if _, err := f.ReadAt(b, int64(off)); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return false, &Error{Path: file, Reason: "reading chunk", Err: err}
+		}
+		if err := fn(b); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// hostLittleEndian: this machine stores numbers little-endian, as the
+// chunks StreamChunk hands out are.
+var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // Scratch is the memory that one goroutine's chunk reads reuse: the
 // buffer a compressed chunk file is read into comes from Buffers (a

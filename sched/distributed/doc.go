@@ -15,7 +15,9 @@
 // fetches the outputs from the workers that hold them. LocalCluster starts
 // a scheduler in the calling process and n worker processes that are the
 // calling binary itself, so that the ops the program registered exist on
-// the workers.
+// the workers. StartSlurmCluster does the same at HPC sites, with the
+// workers submitted as Slurm batch jobs (sbatch), scaled by submitting and
+// cancelling jobs, and certificates and a token generated for the cluster.
 //
 // Tasks travel as bytes in graph's wire form (graph.EncodeNode) and run
 // only as registered ops: nothing is sent as code. The scheduler never

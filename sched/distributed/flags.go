@@ -223,3 +223,88 @@ func parseSizeFlag(s string) (int64, error) {
 	}
 	return int64(v), nil
 }
+
+// SlurmFlags defines the flags of `tessera slurm` on fs and returns the
+// function that, after fs.Parse, builds its SlurmOptions. Without -tls-*
+// flags the certificates and the token are generated (SlurmOptions.Dir);
+// -insecure runs without them.
+func SlurmFlags(fs *flag.FlagSet) func() (SlurmOptions, error) {
+	workers := fs.Int("workers", 1, "workers to start and wait for (whole jobs: rounded up to a multiple of -workers-per-job)")
+	perJob := fs.Int("workers-per-job", 1, "worker processes per Slurm job, on one node")
+	cores := fs.Int("cores", 0, "CPUs per job (--cpus-per-task), shared by its workers' threads; default -workers-per-job")
+	mem := fs.String("memory", "", "memory per job (--mem), e.g. 16GiB; default the partition's")
+	limit := fs.String("memory-limit", "", "bytes of values a worker holds before spilling, e.g. 4GiB; default -memory divided by -workers-per-job")
+	walltime := fs.Duration("time", 0, "time limit per job (--time), e.g. 2h; default the partition's")
+	partition := fs.String("partition", "", "Slurm `partition` (--partition)")
+	account := fs.String("account", "", "Slurm `account` charged (--account)")
+	name := fs.String("job-name", "tessera", "job `name` (--job-name), also the prefix of the workers' names")
+	var directives, prologue, dataDirs []string
+	fs.Func("directive", "one more #SBATCH `option`, e.g. --gres=gpu:1 (repeatable)", func(s string) error {
+		directives = append(directives, s)
+		return nil
+	})
+	fs.Func("prologue", "shell `line` run in each job before the workers, e.g. 'module load cuda' (repeatable)", func(s string) error {
+		prologue = append(prologue, s)
+		return nil
+	})
+	fs.Func("data-dir", "`directory` whose files the workers' tasks may use (repeatable); default none", func(s string) error {
+		if s == "" {
+			return errors.New("empty directory")
+		}
+		dataDirs = append(dataDirs, s)
+		return nil
+	})
+	workerCmd := fs.String("worker-command", "", "`program` the jobs run as workers, with tessera-worker and its flags after it: your own binary that calls distributed.MaybeWorker, on a filesystem the nodes see; default this binary")
+	res := fs.String("resources", "", "resources each worker offers, e.g. GPU=1")
+	spill := fs.String("spill-dir", "", "`directory` where workers spill; default one under the node's $TMPDIR")
+	dir := fs.String("dir", "", "`directory` for the job script, logs and generated certificates and token, on a filesystem the nodes see; default a new one under ~/.tessera/slurm, removed at exit")
+	host := fs.String("host", "", "host `name` or address the workers dial to reach the scheduler; default this machine's name")
+	addr := fs.String("address", ":0", "`host:port` the scheduler listens on")
+	status := fs.String("status", "127.0.0.1:0", "`host:port` of the status endpoint and dashboard")
+	startTimeout := fs.Duration("start-timeout", 10*time.Minute, "how long to wait for the workers to join, queueing included")
+	sec, insecure := securityFlags(fs)
+	return func() (SlurmOptions, error) {
+		s, err := sec()
+		if err != nil {
+			return SlurmOptions{}, err
+		}
+		if !s.TLS() {
+			if fs.Lookup("token-file").Value.String() != "" {
+				return SlurmOptions{}, errors.New("-token-file without -tls-ca, -tls-cert and -tls-key: give all, or none to have them generated")
+			}
+			s = Security{} // generated (or -insecure); $TESSERA_TOKEN is not used alone
+		}
+		if *workers < 0 || *perJob < 1 || *cores < 0 {
+			return SlurmOptions{}, fmt.Errorf("-workers %d, -workers-per-job %d, -cores %d: want -workers ≥ 0, -workers-per-job ≥ 1, -cores ≥ 0", *workers, *perJob, *cores)
+		}
+		if *walltime < 0 || *startTimeout <= 0 {
+			return SlurmOptions{}, fmt.Errorf("-time %v, -start-timeout %v: want -time ≥ 0 and a positive -start-timeout", *walltime, *startTimeout)
+		}
+		o := SlurmOptions{
+			Workers: *workers, WorkersPerJob: *perJob, Cores: *cores, Walltime: *walltime,
+			Partition: *partition, Account: *account, JobName: *name,
+			Directives: directives, Prologue: prologue, DataDirs: dataDirs, SpillDir: *spill,
+			Dir: *dir, SchedulerHost: *host, StartTimeout: *startTimeout,
+			Security: s, Insecure: *insecure,
+			Scheduler: SchedulerOptions{Address: *addr, StatusAddress: *status},
+		}
+		if *mem != "" {
+			if o.Memory, err = parseSizeFlag(*mem); err != nil {
+				return SlurmOptions{}, fmt.Errorf("-memory: %w", err)
+			}
+		}
+		if *limit != "" {
+			if o.WorkerMemoryLimit, err = parseSizeFlag(*limit); err != nil {
+				return SlurmOptions{}, fmt.Errorf("-memory-limit: %w", err)
+			}
+		}
+		if o.Resources, err = parseResourceFlag(*res); err != nil {
+			return SlurmOptions{}, fmt.Errorf("-resources: %w", err)
+		}
+		o.WorkerCommand = strings.Fields(*workerCmd)
+		if err := o.check(); err != nil {
+			return SlurmOptions{}, err
+		}
+		return o, nil
+	}
+}

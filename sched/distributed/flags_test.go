@@ -185,3 +185,53 @@ func TestWorkerDataDirFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestSlurmFlags(t *testing.T) {
+	t.Setenv(tokenEnv, "from-the-environment")
+	fs := flag.NewFlagSet("slurm", flag.ContinueOnError)
+	opts := SlurmFlags(fs)
+	args := []string{"-workers", "6", "-workers-per-job", "2", "-cores", "8", "-memory", "16GiB", "-time", "90m",
+		"-partition", "gpu", "-account", "proj", "-job-name", "tess", "-directive", "--gres=gpu:2", "-directive", "--exclusive",
+		"-prologue", "module load cuda", "-worker-command", "apptainer exec img.sif /app/myprog", "-resources", "GPU=1",
+		"-data-dir", "/scratch", "-dir", "/home/u/run", "-host", "10.1.0.5", "-status", ":8787"}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	got, err := opts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SlurmOptions{
+		Workers: 6, WorkersPerJob: 2, Cores: 8, Memory: 16 << 30, Walltime: 90 * time.Minute,
+		Partition: "gpu", Account: "proj", JobName: "tess", Directives: []string{"--gres=gpu:2", "--exclusive"},
+		Prologue: []string{"module load cuda"}, WorkerCommand: []string{"apptainer", "exec", "img.sif", "/app/myprog"},
+		Resources: map[string]float64{"GPU": 1}, DataDirs: []string{"/scratch"}, Dir: "/home/u/run",
+		SchedulerHost: "10.1.0.5", StartTimeout: 10 * time.Minute,
+		Scheduler: SchedulerOptions{Address: ":0", StatusAddress: ":8787"},
+	}
+	// Without -tls-* the certificates and token are generated: the
+	// environment's token alone is not used.
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SlurmFlags =\n%+v\nwant\n%+v", got, want)
+	}
+	for _, tt := range []struct {
+		args []string
+		bad  string
+	}{
+		{[]string{"-token-file", "/x"}, "-token-file"},
+		{[]string{"-workers-per-job", "0"}, "-workers-per-job"},
+		{[]string{"-memory", "lots"}, "-memory"},
+		{[]string{"-job-name", "my job"}, "JobName"},
+		{[]string{"-directive", ""}, "directive"},
+		{[]string{"-tls-ca", "ca.pem"}, "-tls-ca"},
+	} {
+		fs := flag.NewFlagSet("slurm", flag.ContinueOnError)
+		opts := SlurmFlags(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := opts(); err == nil || !strings.Contains(err.Error(), tt.bad) {
+			t.Errorf("%q: error %v, want one naming %s", tt.args, err, tt.bad)
+		}
+	}
+}
