@@ -91,7 +91,13 @@ func (a *Array) cumulative(name string, op nd.ReduceOp, nan bool, axis int, flat
 		y = y.nanFill(id)
 	}
 	if flat {
-		y, axis = y.Reshape(-1), 0
+		if y.NDim() != 1 { // a 1-d array is its own flattening, known or not
+			y = y.Reshape(-1)
+		}
+		if err := y.Err(); err != nil { // unknown chunks (Reshape's error)
+			return errArray(err)
+		}
+		axis = 0
 	}
 	ax, err := normAxis(name, y, axis)
 	if err != nil {

@@ -83,7 +83,9 @@ func (p einsumP) run(_ context.Context, args []any) (any, error) {
 // Einsum is numpy.einsum / dask.array.einsum (optimize=False): the
 // subscripts name each operand's axes ("ij,jk->ik"); an implicit output
 // ("ij,jk") is the letters that appear once, alphabetically; "..."
-// stands for the unnamed axes, which broadcast. The result's dtype is the
+// stands for the unnamed axes, which broadcast. A letter's axes must
+// have one length in every operand (numpy also broadcasts a length of 1
+// against the others; here that is an error). The result's dtype is the
 // operands' ResultType (int8 products and sums wrap, as numpy's); its
 // chunks along each output letter are the union of the operands'.
 func Einsum(subscripts string, operands ...*Array) *Array {

@@ -80,6 +80,15 @@ func fftWrap(name string, a *Array, kind nd.FFTKind, s, axes []int, norm string)
 			}
 		}
 	}
+	check := axes // an unknown length transformed: unknown.go's error
+	if check == nil {
+		check = lastAxes(a.NDim())
+	}
+	for _, x := range check {
+		if x >= -a.NDim() && x < a.NDim() && a.shape[(x+a.NDim())%a.NDim()] == Unknown {
+			return errArray(unknownError(name, a.shape, (x+a.NDim())%a.NDim()))
+		}
+	}
 	ax, n, err := nd.FFTShape(kind, a.shape, s, axes)
 	if err != nil {
 		return errArray(&Error{Op: name, Shapes: shapes, Err: err})

@@ -426,7 +426,9 @@ func takePlan(op string, c []int, axis int, idx []int, maxRun int) ([]axSel, err
 }
 
 // Take selects positions idx along axis (numpy.take with an axis; Dask's
-// chunking rules, see Index).
+// chunking rules, see Index). A position out of range is an *IndexError
+// even when the array is empty (numpy 1.24's take checks positions only
+// while copying, so it takes any position of an empty array).
 func (a *Array) Take(axis int, idx []int) *Array {
 	if err := a.Err(); err != nil {
 		return errArray(err)
@@ -477,7 +479,8 @@ func (a *Array) CompressFlat(cond any) *Array {
 // numpy.compress: cond is a []bool or a 1-d bool *nd.Array (a computed
 // mask); it may be shorter than the axis (the rest is dropped), and
 // longer when its extra entries are all false; a true one beyond the
-// axis is an *IndexError.
+// axis is an *IndexError, even when the array is empty (numpy 1.24
+// ignores it there, as Take's positions).
 func (a *Array) Compress(cond any, axis int) *Array {
 	const name = "compress"
 	if err := a.Err(); err != nil {

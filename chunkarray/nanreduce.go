@@ -175,6 +175,9 @@ func (a *Array) nanVar(name string, axes []int, o ReduceOpts, std bool) *Array {
 		sq = dev.Mul(dev)
 	}
 	rd := sq.DType()
+	if o.DType != nd.Invalid {
+		rd = d // numpy's dtype= is the result's, complex too
+	}
 	k.Keepdims = o.Keepdims
 	dof := a.nanCount(ax, k).Sub(o.Ddof)
 	v := Where(dof.LessEqual(0), math.NaN(), sq.Reduce(nd.Sum, ax, k).Div(dof)).AsType(rd)
@@ -326,6 +329,11 @@ func (a *Array) Average(axes []int, o AverageOpts) (avg, sumOfWeights *Array) {
 		return errArray(err), errArray(err)
 	}
 	if !equalShapes(w.shape, a.shape) {
+		for _, x := range []*Array{a, w} { // sizes unknown: unknown.go's error
+			if err := needKnown(name, x); err != nil {
+				return errArray(err), errArray(err)
+			}
+		}
 		if axes == nil || len(ax) != 1 {
 			return fail("axis must be one axis when the shapes of a and weights %v differ (numpy's TypeError)", w.shape)
 		}

@@ -31,8 +31,9 @@ type ReduceOpts struct {
 	// dtype divided by the count and truncated, the variance sums the
 	// squared deviations from that truncated mean in the dtype (so var of
 	// [1.5, 2.5, 4.0] with int64 is 1), and Std then is an error unless
-	// every axis is reduced without Keepdims, where numpy's sqrt casts a
-	// scalar (for an array it refuses the float result). Min, Max, Any,
+	// the result is 0-d (every axis reduced without Keepdims, or a 0-d
+	// input), where numpy's sqrt casts a scalar (for an array it refuses
+	// the float result). Min, Max, Any,
 	// All and the arg reductions take no dtype (an error, as numpy's
 	// TypeError).
 	DType nd.DType
@@ -531,7 +532,7 @@ func (a *Array) momentsAs(op nd.ReduceOp, axes []int, o ReduceOpts) *Array {
 	if err != nil {
 		return errArray(err)
 	}
-	if op == nd.Std && !d.IsFloat() && !d.IsComplex() && (o.Keepdims || len(ax) < a.NDim()) {
+	if op == nd.Std && !d.IsFloat() && !d.IsComplex() && a.NDim() > 0 && (o.Keepdims || len(ax) < a.NDim()) { // the result has axes
 		return errorf(name, [][]int{a.shape}, "dtype %s: cannot cast sqrt's float result to %s (numpy's UFuncTypeError; only a 0-d result is cast)", d, d)
 	}
 	n := 1

@@ -281,7 +281,20 @@ func (l *reshapeLayer) block(a *Array, idx []int) graph.Node {
 		src[i] = f % nb[i]
 		f /= nb[i]
 	}
-	return graph.Task(reshapeOp, graph.Ref(l.in.Key(src...)), graph.Lit(a.blockShape(idx)))
+	shape := a.blockShape(idx)
+	if !slices.Contains(shape, Unknown) {
+		return graph.Task(reshapeOp, graph.Ref(l.in.Key(src...)), graph.Lit(shape))
+	}
+	// ExpandDims or Squeeze of unknown chunks: each unknown length is the
+	// input block's along the input's unknown axis of the same rank (an
+	// empty block leaves nothing for a -1 to be inferred from).
+	var from []int
+	for ax, n := range l.in.blockShape(src) {
+		if n == Unknown {
+			from = append(from, ax)
+		}
+	}
+	return graph.Task(reshapeOp, graph.Ref(l.in.Key(src...)), graph.Lit(shape), graph.Lit(from))
 }
 
 const opReshape = "chunkarray.reshape"
@@ -301,6 +314,20 @@ func (reshapeP) run(_ context.Context, args []any) (any, error) {
 	shape, err := argInts(args, 1, opReshape)
 	if err != nil {
 		return nil, err
+	}
+	if len(args) > 2 { // the input axes of the unknown lengths (block)
+		from, err := argInts(args, 2, opReshape)
+		if err != nil {
+			return nil, err
+		}
+		shape = slices.Clone(shape)
+		k := 0
+		for i, n := range shape {
+			if n == Unknown && k < len(from) && from[k] < b.NDim() {
+				shape[i] = b.Shape()[from[k]]
+				k++
+			}
+		}
 	}
 	return reshapeView(b, shape)
 }
@@ -532,6 +559,11 @@ func Stack(arrays []*Array, axis int) *Array {
 	}
 	for _, x := range arrays[1:] {
 		if !slices.Equal(x.shape, arrays[0].shape) {
+			for _, y := range arrays { // sizes unknown: unknown.go's error
+				if err := needKnown(name, y); err != nil {
+					return errArray(err)
+				}
+			}
 			return errorf(name, shapes, "all input arrays must have the same shape")
 		}
 	}

@@ -181,6 +181,19 @@ func (p sortuP) run(_ context.Context, args []any) (any, error) {
 	return nil, fmt.Errorf("%s: bad kind %d", opSortu, p.Kind)
 }
 
+// fromSliceShaped is nd.FromSlice with the given shape, 0-d included
+// (FromSlice with no shape makes a 1-d array).
+func fromSliceShaped[T nd.Elem](data []T, shape []int) (*nd.Array, error) {
+	if len(shape) == 0 {
+		a, err := nd.FromSlice(data, len(data))
+		if err != nil {
+			return nil, err
+		}
+		return a.Reshape()
+	}
+	return nd.FromSlice(data, shape...)
+}
+
 // truthy returns b != 0 as bools in C order.
 func truthy(b *nd.Array) ([]bool, error) {
 	t, err := b.AsType(nd.Bool)
@@ -528,7 +541,7 @@ func (p sortuP) search(b *nd.Array, sorted []any, digitize bool) (any, error) {
 			out[i] = min(out[i], int64(a.Size()-1))
 		}
 	}
-	return nd.FromSlice(out, b.Shape()...)
+	return fromSliceShaped(out, b.Shape())
 }
 
 // search dispatches searchSorted on canonical values.
@@ -815,7 +828,7 @@ func (p sortuP) isIn(b *nd.Array, tests []any) (any, error) {
 		slices.SortFunc(tt, cmpOf(ordC))
 		isIn(tt, xv.([]complex128), ordC, p.Arg, out)
 	}
-	return nd.FromSlice(out, b.Shape()...)
+	return fromSliceShaped(out, b.Shape())
 }
 
 // cmpOf is o as a three-way comparison.

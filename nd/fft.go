@@ -232,6 +232,9 @@ func fftAxis(a *Array, kind FFTKind, axis, n int, norm string) (*Array, error) {
 		return nil, err
 	}
 	x = x.Contiguous()
+	if x.Size() == 0 {
+		x = alloc(inT, x.shape) // an empty view may have an offset past its data
+	}
 	m := a.shape[axis]
 	outLen := n
 	if kind == FFTReal {

@@ -38,16 +38,44 @@ import (
 // ResultType returns the dtype numpy's np.result_type gives dts: the
 // smallest dtype that every one of dts casts to safely. With no argument, or
 // an invalid dtype among them, it returns Invalid.
+//
+// For three dtypes or more it is numpy's PyArray_PromoteDTypeSequence, not
+// a pairwise fold: the dtype with the highest numpy type number is
+// promoted with each of the others, and those results with one another.
+// int16, uint16 and complex64 give complex64 (each integer fits
+// complex64), where folding gives int32 first, then complex128; int8,
+// uint16 and float32 give float32.
 func ResultType(dts ...DType) DType {
 	if len(dts) == 0 {
 		return Invalid
 	}
-	r := dts[0]
-	if !r.Valid() {
-		return Invalid
-	}
-	for _, d := range dts[1:] {
+	main := dts[0]
+	for _, d := range dts {
 		if !d.Valid() {
+			return Invalid
+		}
+		if typeNum[d] > typeNum[main] {
+			main = d
+		}
+	}
+	r := main
+	for _, d := range dts {
+		r = promote2(r, promote2(main, d))
+	}
+	return r
+}
+
+// typeNum is numpy's type number of each dtype on a 64-bit Linux (int64 is
+// C long, 7; uint64 unsigned long, 8), the order of PyArray_PromoteDTypeSequence.
+var typeNum = [numDTypes]int8{Bool: 0, Int8: 1, Uint8: 2, Int16: 3, Uint16: 4, Int32: 5, Uint32: 6,
+	Int64: 7, Uint64: 8, Float32: 11, Float64: 12, Complex64: 14, Complex128: 15}
+
+// promoteFold promotes dts pairwise from the left, numpy 1.x's rule when
+// value-based casting applies (PyArray_ResultType with use_min_scalar).
+func promoteFold(dts []DType) DType {
+	r := dts[0]
+	for _, d := range dts[1:] {
+		if !r.Valid() || !d.Valid() {
 			return Invalid
 		}
 		r = promote2(r, d)
@@ -320,11 +348,23 @@ func effectiveFor(linear bool, out []DType, xs ...*Array) []DType {
 }
 
 // ResultTypeOf returns np.result_type of arrays, with numpy 1.x's
-// value-based casting for 0-d arrays beside n-d ones. It returns Invalid
-// for no argument.
+// value-based casting for 0-d arrays beside n-d ones, where numpy then
+// promotes pairwise from the left (ResultType otherwise). It returns
+// Invalid for no argument.
 func ResultTypeOf(xs ...*Array) DType {
 	if len(xs) == 0 {
 		return Invalid
+	}
+	maxArr, maxScal := -1, -1
+	for _, x := range xs {
+		if x.NDim() == 0 {
+			maxScal = max(maxScal, category(x.dtype))
+		} else {
+			maxArr = max(maxArr, category(x.dtype))
+		}
+	}
+	if maxArr >= 0 && maxScal >= 0 && maxScal <= maxArr {
+		return promoteFold(effectiveDTypes(xs...))
 	}
 	return ResultType(effectiveDTypes(xs...)...)
 }
