@@ -13,7 +13,6 @@ package udfbridge
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -169,21 +168,7 @@ func OpenBLO(path string, opts OpenOptions) (*BLODataset, error) {
 // Header returns the parsed header.
 func (d *BLODataset) Header() BLOHeader { return d.header }
 
-func (d *BLODataset) NavShape() []int { return dsClone(d.nav) }
-func (d *BLODataset) SigShape() []int { return dsClone(d.sig) }
-func (d *BLODataset) DType() nd.DType { return d.dt }
-func (d *BLODataset) String() string  { return d.name }
-
 func (d *BLODataset) Spec() (DatasetSpec, error) {
 	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Sync: d.skip})
 	return DatasetSpec{Kind: KindBLO, Params: b}, err
-}
-
-func (d *BLODataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return d.read(ctx, start, n, sigStart, sigShape)
-}
-
-// TaskReader returns a reader of windows of frames (framedReader).
-func (d *BLODataset) TaskReader() TileReader {
-	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
 }

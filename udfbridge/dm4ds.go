@@ -25,7 +25,6 @@ package udfbridge
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -458,21 +457,7 @@ func OpenDM4(path string, opts OpenOptions) (*DM4Dataset, error) {
 // Image returns the image read.
 func (d *DM4Dataset) Image() DM4Image { return d.image }
 
-func (d *DM4Dataset) NavShape() []int { return dsClone(d.nav) }
-func (d *DM4Dataset) SigShape() []int { return dsClone(d.sig) }
-func (d *DM4Dataset) DType() nd.DType { return d.dt }
-func (d *DM4Dataset) String() string  { return d.name }
-
 func (d *DM4Dataset) Spec() (DatasetSpec, error) {
 	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Sync: d.skip})
 	return DatasetSpec{Kind: KindDM4, Params: b}, err
-}
-
-func (d *DM4Dataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return d.read(ctx, start, n, sigStart, sigShape)
-}
-
-// TaskReader returns a reader of windows of frames (framedReader).
-func (d *DM4Dataset) TaskReader() TileReader {
-	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
 }

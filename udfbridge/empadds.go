@@ -11,7 +11,6 @@ package udfbridge
 // that of the search scan and not of the acquire one.
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -246,21 +245,7 @@ func empadXMLFor(raw string) string {
 // RawPath returns the .raw file read.
 func (d *EMPADDataset) RawPath() string { return d.raw }
 
-func (d *EMPADDataset) NavShape() []int { return dsClone(d.nav) }
-func (d *EMPADDataset) SigShape() []int { return dsClone(d.sig) }
-func (d *EMPADDataset) DType() nd.DType { return d.dt }
-func (d *EMPADDataset) String() string  { return d.name }
-
 func (d *EMPADDataset) Spec() (DatasetSpec, error) {
 	b, err := json.Marshal(empadParams{Path: d.path, Nav: d.nav, DType: d.dt.Descr(), Sync: d.skip})
 	return DatasetSpec{Kind: KindEMPAD, Params: b}, err
-}
-
-func (d *EMPADDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return d.read(ctx, start, n, sigStart, sigShape)
-}
-
-// TaskReader returns a reader of windows of frames (framedReader).
-func (d *EMPADDataset) TaskReader() TileReader {
-	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
 }

@@ -64,6 +64,23 @@ type framedFile struct {
 	skip int
 }
 
+// The Dataset methods every framed format shares (MIB, EMPAD, MRC, DM4,
+// BLO embed framedFile; each has its own Spec).
+
+func (f *framedFile) NavShape() []int { return dsClone(f.nav) }
+func (f *framedFile) SigShape() []int { return dsClone(f.sig) }
+func (f *framedFile) DType() nd.DType { return f.dt }
+func (f *framedFile) String() string  { return f.name }
+
+func (f *framedFile) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
+	return f.read(ctx, start, n, sigStart, sigShape)
+}
+
+// TaskReader returns a reader of windows of frames (framedReader).
+func (f *framedFile) TaskReader() TileReader {
+	return &framedReader{f: f, end: dsProd(f.nav)}
+}
+
 // framedWindowBytes bounds the frames a task reads at once (at least the
 // frames of the tile, and no more than the task reads): about two of a
 // run's default tiles. A window of 16 MiB read ahead no faster and held

@@ -23,7 +23,6 @@ package udfbridge
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -611,21 +610,7 @@ func (d *MIBDataset) Files() []string {
 	return out
 }
 
-func (d *MIBDataset) NavShape() []int { return dsClone(d.nav) }
-func (d *MIBDataset) SigShape() []int { return dsClone(d.sig) }
-func (d *MIBDataset) DType() nd.DType { return d.dt }
-func (d *MIBDataset) String() string  { return d.name }
-
 func (d *MIBDataset) Spec() (DatasetSpec, error) {
 	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Single: d.single, Sync: d.skip})
 	return DatasetSpec{Kind: KindMIB, Params: b}, err
-}
-
-func (d *MIBDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return d.read(ctx, start, n, sigStart, sigShape)
-}
-
-// TaskReader returns a reader of windows of decoded frames (framedReader).
-func (d *MIBDataset) TaskReader() TileReader {
-	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
 }

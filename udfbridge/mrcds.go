@@ -11,7 +11,6 @@ package udfbridge
 // (read as float32).
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -214,21 +213,7 @@ func OpenMRC(path string, opts OpenOptions) (*MRCDataset, error) {
 // Header returns the parsed header.
 func (d *MRCDataset) Header() MRCHeader { return d.header }
 
-func (d *MRCDataset) NavShape() []int { return dsClone(d.nav) }
-func (d *MRCDataset) SigShape() []int { return dsClone(d.sig) }
-func (d *MRCDataset) DType() nd.DType { return d.dt }
-func (d *MRCDataset) String() string  { return d.name }
-
 func (d *MRCDataset) Spec() (DatasetSpec, error) {
 	b, err := json.Marshal(mibParams{Path: d.path, Nav: d.nav, Sync: d.skip})
 	return DatasetSpec{Kind: KindMRC, Params: b}, err
-}
-
-func (d *MRCDataset) Read(ctx context.Context, start, n int, sigStart, sigShape []int) (*nd.Array, error) {
-	return d.read(ctx, start, n, sigStart, sigShape)
-}
-
-// TaskReader returns a reader of windows of frames (framedReader).
-func (d *MRCDataset) TaskReader() TileReader {
-	return &framedReader{f: &d.framedFile, end: dsProd(d.nav)}
 }

@@ -532,7 +532,7 @@ func TestSemanticsCompleteness(t *testing.T) {
 			_, err := Run(bg, f.ds, []UDF{tBad{"mask"}})
 			wantErr(t, err, "test.bad", `"nav"`, "with_mask")
 		}},
-		{"input dtype: uint16→float32, int32→float64, int16 pref with uint16 → int32, native", func(t *testing.T) {
+		{"input dtype: uint16→float32, int32→float64, int16 pref with uint16 → int32, native (np.result_type of all)", func(t *testing.T) {
 			for _, c := range []struct {
 				data nd.DType
 				udfs []UDF
@@ -540,7 +540,9 @@ func TestSemanticsCompleteness(t *testing.T) {
 			}{
 				{nd.Uint16, []UDF{tNavSum{}}, nd.Float32},
 				{nd.Int32, []UDF{tNavSum{}}, nd.Float64},
-				{nd.Uint16, []UDF{tPref{nd.Int16}, tNavSum{}}, nd.Float64}, // int32 with float32
+				// np.result_type(uint16, int16, float32) is float32: numpy's
+				// n-ary rule (nd.ResultType), not uint16·int16 → int32 first
+				{nd.Uint16, []UDF{tPref{nd.Int16}, tNavSum{}}, nd.Float32},
 				{nd.Uint16, []UDF{tPref{nd.Int16}}, nd.Int32},
 				{nd.Uint16, []UDF{tPref{UseNativeDType}}, nd.Uint16},
 			} {
