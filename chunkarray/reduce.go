@@ -275,6 +275,43 @@ func (l *reduceLayer) src(idx []int) []int {
 	return out
 }
 
+// treeFan returns a tree reduction's split (SplitEvery, default 4), its
+// fan-in per reduced axis (the split spread over the axes) and the mask
+// of the reduced axes of an array of ndim axes.
+func treeFan(splitEvery int, axes []int, ndim int) (split, fan int, red []bool) {
+	split = splitEvery
+	if split <= 0 {
+		split = 4
+	}
+	fan = max(2, int(math.Pow(float64(split), 1/float64(max(1, len(axes))))+1e-9))
+	red = make([]bool, ndim)
+	for _, ax := range axes {
+		red[ax] = true
+	}
+	return split, fan, red
+}
+
+// chunkStageGrid is the grid of a tree reduction's chunk stage over a:
+// a's blocks less the empty ones skipEmpty drops along the reduced axes,
+// each reduced axis one element per block (chunks and shape).
+func chunkStageGrid(a *Array, red []bool) (keep, chunks [][]int, shape []int) {
+	keep = skipEmpty(a, red)
+	chunks = make([][]int, a.NDim())
+	shape = make([]int, a.NDim())
+	for i := range chunks {
+		if red[i] {
+			nb := len(a.chunks[i])
+			if keep != nil && keep[i] != nil {
+				nb = len(keep[i])
+			}
+			chunks[i], shape[i] = ones(nb), nb
+		} else {
+			chunks[i], shape[i] = a.chunks[i], a.shape[i]
+		}
+	}
+	return keep, chunks, shape
+}
+
 // skipEmpty returns, per axis of a, the blocks a reduction over the axes
 // red reads: along a reduced axis that is not empty as a whole, the
 // blocks of its non-empty chunks (nil: every block). An empty block
@@ -399,15 +436,7 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	if p.Flat {
 		p.Shape = a.shape
 	}
-	split := o.SplitEvery
-	if split <= 0 {
-		split = 4
-	}
-	f := max(2, int(math.Pow(float64(split), 1/float64(max(1, len(ax))))+1e-9))
-	red := make([]bool, a.NDim())
-	for _, x := range ax {
-		red[x] = true
-	}
+	split, f, red := treeFan(o.SplitEvery, ax, a.NDim())
 	tok := []any{a.name, ax, o.Keepdims, o.Ddof, split, p.Kind, int(p.Op), int(p.ArgOp), p.Flat}
 	if o.Device == DeviceCUDA {
 		tok = append(tok, o.Device)
@@ -415,22 +444,7 @@ func (a *Array) reduce(name string, p reduceP, axes []int, o ReduceOpts, outD nd
 	if p.Out != nd.Invalid {
 		tok = append(tok, "out", int(p.Out))
 	}
-	// chunk stage: same grid less the skipped empty blocks, reduced axes
-	// one element per block
-	keep := skipEmpty(a, red)
-	ch := make([][]int, a.NDim())
-	sh := make([]int, a.NDim())
-	for i := range ch {
-		if red[i] {
-			nb := len(a.chunks[i])
-			if keep != nil && keep[i] != nil {
-				nb = len(keep[i])
-			}
-			ch[i], sh[i] = ones(nb), nb
-		} else {
-			ch[i], sh[i] = a.chunks[i], a.shape[i]
-		}
-	}
+	keep, ch, sh := chunkStageGrid(a, red)
 	cp := p
 	cp.Stage = stChunk
 	if o.Device == DeviceCUDA {

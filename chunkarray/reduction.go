@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -461,34 +460,13 @@ func (x *Array) tree(p treeP, axes []int, o ReductionOpts) *Array {
 		return errorf(name, [][]int{x.shape}, "output size %d needs keepdims (and must be positive)", o.OutputSize)
 	}
 	p.Axes, p.Keepdims, p.Shape = ax, o.Keepdims, x.shape
-	split := o.SplitEvery
-	if split <= 0 {
-		split = 4
-	}
-	fan := max(2, int(math.Pow(float64(split), 1/float64(max(1, len(ax))))+1e-9))
-	red := make([]bool, x.NDim())
-	for _, a := range ax {
-		red[a] = true
-	}
+	split, fan, red := treeFan(o.SplitEvery, ax, x.NDim())
 	pj, err := json.Marshal(p)
 	if err != nil {
 		return errArray(&Error{Op: name, Reason: err.Error(), Err: err})
 	}
 	tok := []any{x.name, string(pj), split}
-	keep := skipEmpty(x, red)
-	ch := make([][]int, x.NDim())
-	sh := make([]int, x.NDim())
-	for i := range ch {
-		if red[i] {
-			nb := len(x.chunks[i])
-			if keep != nil && keep[i] != nil {
-				nb = len(keep[i])
-			}
-			ch[i], sh[i] = ones(nb), nb
-		} else {
-			ch[i], sh[i] = x.chunks[i], x.shape[i]
-		}
-	}
+	keep, ch, sh := chunkStageGrid(x, red)
 	cp := p
 	cp.Stage = stChunk
 	cur := newArray(name+"-chunk", sh, ch, x.dtype, &treeLayer{in: x, op: newOp(opTree, cp), keep: keep}, tok...)

@@ -14,12 +14,12 @@ schedulers and compares with these files.
 
 Cases whose numpy result is float16 are refused: nd has no float16.
 """
-import json
 import os
-import shutil
 import warnings
 
 import numpy as np
+
+import goldens  # this folder's shared writer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # CONFORMANCE_OUT redirects the output (conformance_test.go regenerates
@@ -430,34 +430,4 @@ case("combo_dot_then_add", ["f64m", "f64p"], lambda a, b: np.dot(a, b) + 1)
 case("combo_normalize_std", ["f64a"], lambda x: (x - x.mean(axis=0)) / x.std(axis=0))
 
 # ---------------------------------------------------------------- write
-names = [c[0] for c in cases]
-dups = {n for n in names if names.count(n) > 1}
-assert not dups, dups
-
-shutil.rmtree(OUT, ignore_errors=True)
-os.makedirs(OUT)
-used = set()
-manifest = []
-for name, ins, fn in cases:
-    entry = {"name": name, "inputs": ins}
-    try:
-        r = np.asarray(fn(*[inputs[i].copy() for i in ins]))
-    except Exception as e:  # numpy refuses: the Go side must fail too
-        entry["error"] = f"{type(e).__name__}: {e}"
-    else:
-        if r.dtype == np.float16 or r.dtype == np.complex256 or r.dtype.kind not in "biufc":
-            raise SystemExit(f"case {name}: result dtype {r.dtype} has no nd equivalent")
-        entry["dtype"] = r.dtype.name
-        entry["shape"] = list(r.shape)
-        np.save(os.path.join(OUT, name + ".npy"), np.array(r, order="C"))
-    used.update(ins)
-    manifest.append(entry)
-for i in sorted(used):
-    np.save(os.path.join(OUT, "in_" + i + ".npy"), inputs[i])
-unused = set(inputs) - used
-assert not unused, unused
-with open(os.path.join(OUT, "cases.json"), "w") as f:
-    json.dump({"numpy": np.__version__, "cases": manifest}, f, indent=1)
-    f.write("\n")
-total = sum(os.path.getsize(os.path.join(OUT, p)) for p in os.listdir(OUT))
-print(f"{len(manifest)} cases, {len(used)} inputs, {total} bytes in {OUT}")
+goldens.write(OUT, cases, inputs)
