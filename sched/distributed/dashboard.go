@@ -30,6 +30,11 @@ const (
 	// streamCap bounds the task runs the scheduler keeps for the task
 	// stream: a ring, newest last (about 100 bytes a run).
 	streamCap = 16384
+	// streamPerState bounds the task runs one dashboard state carries:
+	// the newest. At two states a second a 65,535-task job on two
+	// workers (0.3 s) filled the whole ring into every state, 1.2 MiB of
+	// JSON each, for bars a page cannot tell apart.
+	streamPerState = 2048
 	// dashboardPeriod is how often /events sends a state.
 	dashboardPeriod = 500 * time.Millisecond
 	// graphNodesMax: a job of at most this many tasks is drawn node by
@@ -66,8 +71,9 @@ func (ts *taskStream) add(r streamRec) {
 }
 
 // since returns the runs numbered from cursor on (the oldest kept, if
-// cursor is older) and the cursor of the next run.
-func (ts *taskStream) since(cursor uint64) ([]StreamRecord, uint64) {
+// cursor is older; at most limit, the newest, when limit > 0), the cursor
+// of the next run and how many runs after cursor it left out.
+func (ts *taskStream) since(cursor uint64, limit int) ([]StreamRecord, uint64, uint64) {
 	lo := cursor
 	if ts.n > streamCap && lo < ts.n-streamCap {
 		lo = ts.n - streamCap
@@ -75,13 +81,20 @@ func (ts *taskStream) since(cursor uint64) ([]StreamRecord, uint64) {
 	if lo > ts.n {
 		lo = ts.n
 	}
+	if limit > 0 && ts.n-lo > uint64(limit) {
+		lo = ts.n - uint64(limit)
+	}
+	skipped := uint64(0)
+	if lo > cursor {
+		skipped = lo - cursor
+	}
 	out := make([]StreamRecord, 0, ts.n-lo)
 	for k := lo; k < ts.n; k++ {
 		r := &ts.recs[k%streamCap]
 		out = append(out, StreamRecord{Worker: r.worker, Job: r.job, Prefix: r.prefix,
 			Start: float64(r.start) / 1e9, Stop: float64(r.stop) / 1e9, Bytes: r.nbytes, Failed: r.failed})
 	}
-	return out, ts.n
+	return out, ts.n, skipped
 }
 
 // sampleCPU sets w's CPU use from the heartbeat hb arriving at now and the
@@ -99,10 +112,14 @@ func (w *srvWorker) sampleCPU(hb *pb.Heartbeat, now time.Time) {
 // since the client's cursor, the progress of every job by key prefix and
 // the task graph of the newest running job.
 type DashboardState struct {
-	Time     float64          `json:"t"` // Unix seconds, the scheduler's clock
-	Status   Status           `json:"status"`
-	Cursor   uint64           `json:"cursor"` // pass it back for the runs after these
-	Stream   []StreamRecord   `json:"stream"`
+	Time   float64        `json:"t"` // Unix seconds, the scheduler's clock
+	Status Status         `json:"status"`
+	Cursor uint64         `json:"cursor"` // pass it back for the runs after these
+	Stream []StreamRecord `json:"stream"`
+	// Skipped counts the runs after the cursor left out of Stream: more
+	// ran since the last state than one state carries (streamPerState)
+	// or the ring keeps.
+	Skipped  uint64           `json:"skipped,omitempty"`
 	Progress []PrefixProgress `json:"progress"`
 	Graph    *GraphView       `json:"graph,omitempty"`
 }
@@ -218,7 +235,7 @@ func (s *Server) Dashboard(cursor uint64) DashboardState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ds := DashboardState{Time: float64(time.Now().UnixNano()) / 1e9, Status: st}
-	ds.Stream, ds.Cursor = s.stream.since(cursor)
+	ds.Stream, ds.Cursor, ds.Skipped = s.stream.since(cursor, streamPerState)
 	var newest *srvJob
 	for _, j := range s.sortedJobs() {
 		if j.over || len(j.prefix) != j.ntasks() {

@@ -145,18 +145,24 @@ func TestTaskStreamRing(t *testing.T) {
 	for i := 0; i < streamCap+10; i++ {
 		ts.add(streamRec{worker: 1, start: int64(i), stop: int64(i)})
 	}
-	recs, cur := ts.since(0)
+	recs, cur, _ := ts.since(0, 0)
 	if len(recs) != streamCap || cur != streamCap+10 {
 		t.Fatalf("%d runs, cursor %d", len(recs), cur)
 	}
 	if recs[0].Start != 10e-9 || recs[len(recs)-1].Start != float64(streamCap+9)*1e-9 {
 		t.Fatalf("oldest %v newest %v", recs[0].Start, recs[len(recs)-1].Start)
 	}
-	if recs, _ := ts.since(cur - 3); len(recs) != 3 {
+	if recs, _, _ := ts.since(cur-3, 0); len(recs) != 3 {
 		t.Fatalf("%d runs after cursor-3", len(recs))
 	}
-	if recs, _ := ts.since(cur + 5); len(recs) != 0 {
+	if recs, _, _ := ts.since(cur+5, 0); len(recs) != 0 {
 		t.Fatalf("%d runs after a cursor from the future", len(recs))
+	}
+	// A limit keeps the newest runs and counts the ones left out, those
+	// the ring dropped included.
+	recs, next, skipped := ts.since(5, 7)
+	if len(recs) != 7 || next != cur || skipped != cur-7-5 || recs[6].Start != float64(streamCap+9)*1e-9 {
+		t.Fatalf("limit 7 from cursor 5: %d runs, next %d, skipped %d", len(recs), next, skipped)
 	}
 }
 

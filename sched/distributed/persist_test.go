@@ -20,7 +20,7 @@ import (
 func runsOf(s *Server, prefix string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs, _ := s.stream.since(0)
+	recs, _, _ := s.stream.since(0, 0)
 	n := 0
 	for _, r := range recs {
 		if r.Prefix == prefix && !r.Failed {
