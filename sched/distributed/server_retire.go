@@ -182,11 +182,11 @@ func (s *Server) RetireWorkers(ctx context.Context, workers ...string) error {
 // s.mu.
 type retirement struct {
 	s       *Server
-	ws      []*srvWorker        // the workers retired, in id order
-	mine    []bool              // ws[k] was marked retiring by this retirement
-	asked   map[taskRef]bool    // tasks asked back
-	copies  map[taskRef]int32   // values asked of a recipient, and which
-	planned map[int32]int64     // bytes asked of each recipient
+	ws      []*srvWorker      // the workers retired, in id order
+	mine    []bool            // ws[k] was marked retiring by this retirement
+	asked   map[taskRef]bool  // tasks asked back
+	copies  map[taskRef]int32 // values asked of a recipient, and which
+	planned map[int32]int64   // bytes asked of each recipient
 }
 
 // startRetire marks the named workers retiring and asks their queued
