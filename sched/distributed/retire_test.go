@@ -411,3 +411,124 @@ func TestRetireWorkersGivenUp(t *testing.T) {
 		t.Errorf("%d gate tasks ran on %s after the given-up retirement, want some", after-before, victim)
 	}
 }
+
+// submitGen submits retireGen for 0..n-1 and waits for the futures.
+func submitGen(t *testing.T, ctx context.Context, cl *Client, n int) []*Future {
+	t.Helper()
+	fs := make([]*Future, n)
+	for i := range n {
+		fs[i] = cl.Submit(ctx, retireGen, i)
+	}
+	if err := cl.Wait(ctx, fs...); err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// checkGen gathers fs (from submitGen) and checks their values and that
+// retireGen ran runs times in all.
+func checkGen(t *testing.T, ctx context.Context, s *Server, cl *Client, fs []*Future, runs int) {
+	t.Helper()
+	got, err := cl.Gather(ctx, fs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != i*i+1 {
+			t.Errorf("future %d = %v, want %d", i, v, i*i+1)
+		}
+	}
+	if r := runsOf(s, "retire_test.gen"); r != runs {
+		t.Errorf("%d runs of retire_test.gen, want %d (none again)", r, runs)
+	}
+}
+
+// TestClusterScaleDown: Cluster.Scale up to three workers, futures held
+// on them, and down to one: the two stopped workers were retired (their
+// values moved, none computed again).
+func TestClusterScaleDown(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, ThreadsPerWorker: 1, InProcess: true, Quiet: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.Scale(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.Server().Status().Workers); n != 3 {
+		t.Fatalf("%d workers after Scale(3), want 3", n)
+	}
+	const n = 12
+	fs := submitGen(t, ctx, c.Client(), n)
+	for _, hs := range heldHolders(c.Server()) {
+		if len(hs) != 1 {
+			t.Fatalf("a held value has holders %v, want one", hs)
+		}
+	}
+	if err := c.Scale(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	st := c.Server().Status()
+	if len(st.Workers) != 1 || st.Workers[0].Name != "worker-0" {
+		t.Fatalf("workers after Scale(1): %+v, want worker-0 alone", st.Workers)
+	}
+	for _, p := range c.Workers()[1:] {
+		<-p.Done()
+		if !p.w.Retired() || p.err != nil {
+			t.Errorf("worker %s: retired %v, stopped with %v; want retired, nil", p.Name, p.w.Retired(), p.err)
+		}
+	}
+	for k, hs := range heldHolders(c.Server()) {
+		if !slices.Equal(hs, []string{"worker-0"}) {
+			t.Errorf("held key %s: holders %v, want [worker-0]", k, hs)
+		}
+	}
+	checkGen(t, ctx, c.Server(), c.Client(), fs, n)
+	// Scale(0) cannot retire the last worker: it is stopped.
+	if err := c.Scale(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	<-c.Workers()[0].Done()
+}
+
+// TestSlurmFakeScaleDownKeepsFutures: on the fake Slurm, scaling down
+// from two jobs to one retires the worker of the cancelled job first:
+// the futures it alone held are still there, none computed again.
+func TestSlurmFakeScaleDownKeepsFutures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	fakeSlurm(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := fakeSlurmOptions(t)
+	o.Workers = 2
+	c, err := StartSlurmCluster(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n = 12
+	fs := submitGen(t, ctx, c.Client(), n)
+	only := 0
+	for _, hs := range heldHolders(c.Server()) {
+		if slices.Equal(hs, []string{"tessera-101-0"}) {
+			only++
+		}
+	}
+	if only == 0 {
+		t.Fatalf("the worker of job 101 holds no value alone: %v", heldHolders(c.Server()))
+	}
+	held := c.Client().Held()
+	if err := c.Scale(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkerCount(t, c.Server(), 1)
+	for k, hs := range heldHolders(c.Server()) {
+		if !slices.Equal(hs, []string{"tessera-100-0"}) {
+			t.Errorf("held key %s: holders %v after Scale(1), want [tessera-100-0]", k, hs)
+		}
+	}
+	if got := c.Client().Held(); !slices.Equal(got, held) {
+		t.Errorf("Held() = %v after Scale(1), want %v", got, held)
+	}
+	checkGen(t, ctx, c.Server(), c.Client(), fs, n)
+}
