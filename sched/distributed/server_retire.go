@@ -197,7 +197,7 @@ func (s *Server) startRetire(names []string) (*retirement, error) {
 	}
 	var ws []*srvWorker
 	for _, n := range names {
-		k := slices.IndexFunc(s.live, func(w *srvWorker) bool { return w.reg.Name == n || w.reg.DataAddress == n })
+		k := slices.IndexFunc(s.live, func(w *srvWorker) bool { return n != "" && (w.reg.Name == n || w.reg.DataAddress == n) })
 		if k < 0 {
 			return nil, &RetireError{Workers: names, Err: fmt.Errorf("%w: %q", ErrUnknownWorker, n)}
 		}
