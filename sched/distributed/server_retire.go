@@ -182,12 +182,24 @@ func (s *Server) RetireWorkers(ctx context.Context, workers ...string) error {
 // s.mu.
 type retirement struct {
 	s       *Server
-	ws      []*srvWorker      // the workers retired, in id order
-	mine    []bool            // ws[k] was marked retiring by this retirement
-	asked   map[taskRef]bool  // tasks asked back
-	copies  map[taskRef]int32 // values asked of a recipient, and which
-	planned map[int32]int64   // bytes asked of each recipient
+	ws      []*srvWorker        // the workers retired, in id order
+	mine    []bool              // ws[k] was marked retiring by this retirement
+	asked   map[taskRef]bool    // tasks asked back
+	copies  map[taskRef]copyAsk // values asked of a recipient
+	planned map[int32]int64     // bytes asked of each recipient
+	steps   int                 // steps taken
 }
+
+// copyAsk is a copy asked of worker to at step at.
+type copyAsk struct {
+	to int32
+	at int
+}
+
+// copyPatience is how many steps (about 5 s) a retirement waits for a
+// copy before it asks again: a recipient whose fetch failed (the value's
+// holder did not answer in time) reports nothing.
+const copyPatience = 250
 
 // startRetire marks the named workers retiring and asks their queued
 // tasks back. It returns nil, nil for no names.
@@ -210,7 +222,7 @@ func (s *Server) startRetire(names []string) (*retirement, error) {
 		return nil, &RetireError{Workers: names, Err: ErrNoRecipient}
 	}
 	r := &retirement{s: s, ws: ws, mine: make([]bool, len(ws)),
-		asked: map[taskRef]bool{}, copies: map[taskRef]int32{}, planned: map[int32]int64{}}
+		asked: map[taskRef]bool{}, copies: map[taskRef]copyAsk{}, planned: map[int32]int64{}}
 	for k, w := range ws {
 		if !w.retiring {
 			w.retiring = true
@@ -234,6 +246,7 @@ func (r *retirement) names() []string {
 // the values that only retiring workers hold to others; it reports
 // whether nothing runs on them and nothing is left to move.
 func (r *retirement) step() bool {
+	r.steps++
 	busy := false
 	for _, w := range r.ws {
 		if w.gone {
@@ -296,14 +309,14 @@ func (r *retirement) move() int {
 		n++
 		ref := taskRef{j, t}
 		seen[ref] = true
-		if id, ok := r.copies[ref]; ok && !s.byID[id].gone && !s.byID[id].retiring {
+		if c, ok := r.copies[ref]; ok && !s.byID[c.to].gone && !s.byID[c.to].retiring && r.steps-c.at < copyPatience {
 			return
 		}
 		to := r.recipient()
 		if to == nil {
 			return
 		}
-		r.copies[ref] = to.id
+		r.copies[ref] = copyAsk{to: to.id, at: r.steps}
 		r.planned[to.id] += j.nbytes[t]
 		if !slices.Contains(j.copies[t], to.id) {
 			if j.copies == nil {
@@ -408,10 +421,10 @@ func (r *retirement) abort(cause error) *RetireError {
 			w.retiring = false
 		}
 	}
-	for ref, id := range r.copies {
+	for ref, ask := range r.copies {
 		j, t := ref.j, ref.i
 		if c := j.copies[t]; !j.over && len(c) > 0 {
-			j.copies[t] = slices.DeleteFunc(c, func(x int32) bool { return x == id })
+			j.copies[t] = slices.DeleteFunc(c, func(x int32) bool { return x == ask.to })
 			if len(j.copies[t]) == 0 {
 				delete(j.copies, t)
 			}
