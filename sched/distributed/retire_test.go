@@ -394,13 +394,13 @@ func TestRetireWorkersGivenUp(t *testing.T) {
 	if w, ok := workerStatus(c.Server(), victim); !ok || w.Retiring {
 		t.Fatalf("after the given-up retirement: connected %v, retiring %v; want connected, not retiring", ok, w.Retiring)
 	}
-	before := runsOn(c.Server(), "gate", vid)
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-res; err != nil {
 		t.Fatal(err)
 	}
+	before := runsOn(c.Server(), "gate", vid)
 	// Used again: a new job's roots go to every idle worker.
 	g2, want2 := gateGraph(t, gate, 30)
 	v, err := c.Client().Get(ctx, g2, []graph.Key{"total"})
