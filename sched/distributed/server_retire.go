@@ -471,8 +471,10 @@ func (svc *schedService) Retire(ctx context.Context, req *pb.RetireRequest) (*pb
 	if err == nil {
 		return &pb.RetireReply{Retired: req.Workers}, nil
 	}
-	code := codes.Unavailable
+	code := codes.Internal
 	switch {
+	case errors.Is(err, errClosing):
+		return nil, errClosing
 	case errors.Is(err, ErrNoRecipient):
 		code = codes.FailedPrecondition
 	case errors.Is(err, ErrUnknownWorker):
@@ -517,6 +519,8 @@ func (c *Client) RetireWorkers(ctx context.Context, workers ...string) error {
 		e.Err = context.DeadlineExceeded
 	case codes.Canceled:
 		e.Err = context.Canceled
+	case codes.Internal:
+		return fmt.Errorf("distributed: retire workers %s: the scheduler: %s", strings.Join(workers, ", "), st.Message())
 	default:
 		return c.lost(err)
 	}
