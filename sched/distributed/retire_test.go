@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,7 +119,8 @@ func TestRetireWorkersKeepsHeldValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
-	c := startCluster(t, ClusterOptions{Workers: 3, ThreadsPerWorker: 1, Quiet: true})
+	var logs logBuffer
+	c := startCluster(t, ClusterOptions{Workers: 3, ThreadsPerWorker: 1, Quiet: true, Scheduler: SchedulerOptions{Logger: logs.debugLogger()}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cl := c.Client()
@@ -178,6 +180,9 @@ func TestRetireWorkersKeepsHeldValues(t *testing.T) {
 	}
 	if _, ok := workerStatus(c.Server(), victim); ok {
 		t.Errorf("the scheduler still lists the retired worker %s", victim)
+	}
+	if l := logs.String(); !strings.Contains(l, "worker left") || strings.Contains(l, "worker lost") || strings.Contains(l, "recomputing") {
+		t.Errorf("the scheduler's log, want the worker to have left, not been lost, and nothing recomputed:\n%s", l)
 	}
 	for k, hs := range heldHolders(c.Server()) {
 		if len(hs) == 0 || slices.Contains(hs, victim) {
