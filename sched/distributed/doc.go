@@ -84,4 +84,18 @@
 // other unfinished Futures ErrJobFailed. The scheduler's per-call options
 // are retries and resources; it has no worker restrictions yet, and
 // priorities order tasks within a job only.
+//
+// # Retiring workers
+//
+// Server.RetireWorkers and Client.RetireWorkers (the Retire call; Dask's
+// retire_workers) take workers out gracefully: no new task goes to them,
+// their unstarted tasks are stolen back to the others, their running
+// tasks finish, the values only they hold that are still needed are
+// copied to the others (SchedulerMessage.replicate), and then they are
+// told to exit (SchedulerMessage.retire), which they do cleanly (status
+// 0), leaving nothing to recompute. A retirement whose ctx ends first is
+// given up (a *RetireError says what was left; the workers work on);
+// retiring every live worker is refused (ErrNoRecipient). Cluster.Scale
+// and SlurmCluster.Scale retire the workers they stop. server_retire.go
+// describes the states.
 package distributed

@@ -2,6 +2,7 @@ package distributed_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -103,4 +104,38 @@ func ExampleClient_Submit() {
 	}
 	// Output:
 	// [42 42 84 2 4 6] <nil>
+}
+
+// Scaling a local cluster down retires the workers it stops: the values
+// only they held move to the worker that stays, so the futures are still
+// there and nothing is computed again.
+func ExampleCluster_Scale() {
+	ctx := context.Background()
+	cl, err := distributed.StartCluster(ctx, distributed.ClusterOptions{Workers: 3, ThreadsPerWorker: 1, InProcess: true, Quiet: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cl.Close()
+	c := cl.Client()
+
+	fs := c.Map(ctx, double, [][]any{{1}, {2}, {3}, {4}, {5}, {6}}) // spread over the three workers
+	if err := c.Wait(ctx, fs...); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := cl.Scale(ctx, 1); err != nil { // retires worker-2 and worker-1, then stops them
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(cl.Server().Status().Workers), "worker")
+	fmt.Println(c.Gather(ctx, fs...))
+
+	// Retiring the last worker is refused: its values would have nowhere to go.
+	err = cl.Server().RetireWorkers(ctx, "worker-0")
+	fmt.Println(errors.Is(err, distributed.ErrNoRecipient))
+	// Output:
+	// 1 worker
+	// [2 4 6 8 10 12] <nil>
+	// true
 }

@@ -377,6 +377,7 @@ func splitSchedulerMessage(m *pb.SchedulerMessage, limit int) []*pb.SchedulerMes
 		size += n
 	}
 	cur.Welcome, cur.Steal, cur.Release, cur.CancelJobs, cur.LostPeers = m.Welcome, m.Steal, m.Release, m.CancelJobs, m.LostPeers
+	cur.Replicate, cur.Retire = m.Replicate, m.Retire
 	return append(parts, cur)
 }
 

@@ -43,6 +43,10 @@ type simServer struct {
 	announced map[*srvJob]map[int32]bool
 	// lostPeers[j]: the LostPeers the job's client was sent.
 	lostPeers map[*srvJob][]string
+	// Retirements under way (retire_fuzz_test.go), and the tasks each
+	// retiring worker was processing when it began to retire.
+	retiring []*retirement
+	retSnap  map[int32]map[taskRef]bool
 }
 
 // simSession is a fake worker's session: what the scheduler sent it.
@@ -340,6 +344,9 @@ func (ss *simServer) check(t testing.TB, after func() string) {
 	if err == nil {
 		ss.s.mu.Lock()
 		err = checkServer(ss.s)
+		if err == nil {
+			err = ss.checkRetiring()
+		}
 		ss.s.mu.Unlock()
 	}
 	if err != nil {
@@ -501,7 +508,7 @@ func checkServer(s *Server) error {
 	// tasks finishes.)
 	for _, w := range s.live {
 		for _, q := range s.rootQs {
-			if covers(w.reg.Resources, q.res) && q.clean() && len(w.proc) < s.rootBase(w) {
+			if !w.retiring && covers(w.reg.Resources, q.res) && q.clean() && len(w.proc) < s.rootBase(w) {
 				return fmt.Errorf("root task %q of job %d is queued, but worker %d has only %d processing tasks", q.h[0].j.key(q.h[0].i), q.h[0].j.id, w.id, len(w.proc))
 			}
 		}
@@ -611,7 +618,7 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			}
 			// It would fail the job after WorkerTimeout although a
 			// worker could run it.
-			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return covers(w.reg.Resources, j.defs.resources(t)) }); w >= 0 {
+			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return !w.retiring && covers(w.reg.Resources, j.defs.resources(t)) }); w >= 0 {
 				return fmt.Errorf("task %q is parked as having no worker, but live worker %d offers its resources", key, s.live[w].id)
 			}
 		}
@@ -882,7 +889,7 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		}
 		return ss.jobs[len(ss.jobs)-1-f.n(len(ss.jobs))]
 	}
-	switch op := f.n(32); {
+	switch op := f.n(34); {
 	case op < 4 || len(ss.sessions) == 0:
 		reg := &pb.Register{Name: fuzzNames[f.n(4)], DataAddress: fuzzAddrs[f.n(4)], Nthreads: int32(1 + f.n(3))}
 		if f.n(32) == 0 {
@@ -955,6 +962,8 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		return func() string { return fmt.Sprintf("client of job %d ends its stream (clean %v)", j.id, clean) }
 	case op < 30:
 		return ss.session(t, f)
+	case op >= 32:
+		return ss.retireEvent(t, f)
 	default:
 		// Workers silent for WorkerTimeout (10 s) on the harness's clock
 		// are lost; tasks with no worker for as long fail their job.

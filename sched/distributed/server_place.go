@@ -68,7 +68,7 @@ func (s *Server) place(j *srvJob, t int32) {
 	for _, w := range s.live {
 		sc := s.score[w.slot]
 		s.score[w.slot] = 0
-		if !covers(w.reg.Resources, res) {
+		if w.retiring || !covers(w.reg.Resources, res) {
 			continue
 		}
 		if best == nil || sc > bestScore || sc == bestScore && lessLoaded(w, best) {
@@ -134,7 +134,7 @@ func (s *Server) placeRoot(j *srvJob, t int32) {
 	var best *srvWorker
 	eligible := false
 	for _, w := range s.live {
-		if !covers(w.reg.Resources, res) {
+		if w.retiring || !covers(w.reg.Resources, res) {
 			continue
 		}
 		eligible = true
@@ -238,6 +238,9 @@ func (s *Server) refill() {
 }
 
 func (s *Server) fillRoots(w *srvWorker) {
+	if w.retiring {
+		return
+	}
 	for {
 		var best *rootQueue
 		for _, q := range s.rootQs {
@@ -264,6 +267,8 @@ func (s *Server) balance() {
 	var thieves, victims []*srvWorker
 	for _, w := range s.live {
 		switch {
+		case w.retiring:
+			// No thief; its tasks are asked back by its retirement.
 		case len(w.proc)+w.stealIn < w.threads:
 			thieves = append(thieves, w)
 		case len(w.proc)-w.stealOut > w.threads:
@@ -427,7 +432,7 @@ func (s *Server) stealReply(w *srvWorker, r *pb.StealReply) {
 	}
 	s.removeProc(j, t)
 	j.state[t] = tsLimbo
-	if !th.gone && covers(th.reg.Resources, j.defs.resources(t)) && s.depsInMemory(j, t) {
+	if !th.gone && !th.retiring && covers(th.reg.Resources, j.defs.resources(t)) && s.depsInMemory(j, t) {
 		s.assign(th, j, t)
 		return
 	}

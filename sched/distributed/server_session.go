@@ -160,7 +160,7 @@ func (s *Server) replicateHeld(sess *srvSession, k string) {
 	}
 	dep := &pb.Dep{Key: j.key(t), Addresses: s.addrsOf(j, t), Nbytes: j.nbytes[t], Job: j.id}
 	for _, w := range s.live {
-		if j.holds(t, w.id) || slices.Contains(j.copies[t], w.id) {
+		if w.retiring || j.holds(t, w.id) || slices.Contains(j.copies[t], w.id) {
 			continue
 		}
 		if j.copies == nil {

@@ -134,8 +134,10 @@ type srvWorker struct {
 	wake chan struct{}
 	quit chan struct{} // closed when the worker is lost
 	gone bool
-	left bool   // it closed its session itself
-	why  string // why it was lost
+	left bool // it closed its session itself, or was told to (retired)
+	// retiring: being retired (server_retire.go); no new task goes here.
+	retiring bool
+	why      string // why it was lost
 }
 
 // srvJob is one client's computation.

@@ -230,6 +230,8 @@ func TestSplitSchedulerMessage(t *testing.T) {
 		Release:    []*pb.KeyRef{{Job: 1, Key: "r"}},
 		CancelJobs: []uint64{7},
 		LostPeers:  []string{"10.0.0.1:1"},
+		Replicate:  []*pb.Dep{{Key: "h", Job: 1}},
+		Retire:     true,
 	}
 	parts := splitSchedulerMessage(m, 1000)
 	var keys [][]string
@@ -247,6 +249,9 @@ func TestSplitSchedulerMessage(t *testing.T) {
 		last := i == len(parts)-1
 		if (len(p.Steal) > 0) != last || (len(p.Release) > 0) != last || (len(p.CancelJobs) > 0) != last || (len(p.LostPeers) > 0) != last {
 			t.Errorf("part %d of %d: steals %v, releases %v, cancels %v, lost peers %v; want them in the last part only", i, len(parts), p.Steal, p.Release, p.CancelJobs, p.LostPeers)
+		}
+		if (len(p.Replicate) > 0) != last || p.Retire != last {
+			t.Errorf("part %d of %d: replicate %v, retire %v; want them in the last part only", i, len(parts), p.Replicate, p.Retire)
 		}
 	}
 	want := [][]string{{"a", "b"}, {"c"}, {"d", "e"}}

@@ -161,6 +161,10 @@ type SlurmOptions struct {
 	// PollInterval is how often squeue is asked about the jobs while
 	// waiting for workers or for cancelled jobs to leave; default 2 s.
 	PollInterval time.Duration
+	// RetireTimeout bounds the graceful retirement of the workers of the
+	// jobs Scale cancels (Server.RetireWorkers); default 1 min. Negative:
+	// cancel them at once, as a node failure would.
+	RetireTimeout time.Duration
 	// Stderr receives what the cluster reports (the dashboard URL, the
 	// job ids); default os.Stderr. Quiet: report nothing.
 	Stderr io.Writer
@@ -441,7 +445,13 @@ func (c *SlurmCluster) workersByJob() map[string][]string {
 // workers: ceil(n/WorkersPerJob) of them. It does not wait for new
 // workers to join (WaitForWorkers does). Scaling down cancels whole jobs:
 // first those none of whose workers has joined (queued), newest first,
-// then the newest running ones; the values their workers held are
+// then the newest running ones. The workers of running jobs are retired
+// gracefully first (Server.RetireWorkers, bounded by RetireTimeout): the
+// values only they hold that are still needed (futures, persisted
+// collections, inputs of unfinished tasks) move to the other workers, and
+// their running tasks finish. A retirement that fails or times out (or
+// one that would leave no worker, as Scale(0)) is reported on Stderr and
+// the jobs are cancelled anyway; the values lost with them are then
 // recomputed elsewhere from the graph when needed.
 func (c *SlurmCluster) Scale(ctx context.Context, n int) error {
 	if n < 0 {
@@ -481,6 +491,7 @@ func (c *SlurmCluster) Scale(ctx context.Context, n int) error {
 		fmt.Fprintf(c.out, "tessera: submitted slurm job %s\n", id)
 	}
 	if len(victims) > 0 {
+		c.retireJobs(ctx, victims)
 		if err := c.scancel(ctx, victims); err != nil {
 			return err
 		}

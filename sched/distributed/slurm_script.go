@@ -93,6 +93,9 @@ func (o *SlurmOptions) defaults() error {
 	if o.PollInterval <= 0 {
 		o.PollInterval = 2 * time.Second
 	}
+	if o.RetireTimeout == 0 {
+		o.RetireTimeout = DefaultRetireTimeout
+	}
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}

@@ -53,6 +53,9 @@ type WorkerStatus struct {
 	// LastHeartbeatSec is how long ago the worker last sent a message.
 	LastHeartbeatSec float64 `json:"last_heartbeat_age_s"`
 	UptimeSec        float64 `json:"uptime_s"`
+	// Retiring: the worker is being retired (Server.RetireWorkers): it
+	// takes no new task and leaves once its values are moved.
+	Retiring bool `json:"retiring,omitempty"`
 }
 
 // JobStatus is one job: its tasks counted by state (waiting, queued,
@@ -108,6 +111,7 @@ func (s *Server) Status() Status {
 			TasksDone:        w.tasksDone,
 			LastHeartbeatSec: now.Sub(w.lastSeen).Seconds(),
 			UptimeSec:        now.Sub(w.joined).Seconds(),
+			Retiring:         w.retiring,
 		}
 		if hb := w.hb; hb != nil {
 			ws.MemoryBytes, ws.SpilledBytes, ws.RSSBytes = hb.MemoryBytes, hb.SpilledBytes, hb.RssBytes

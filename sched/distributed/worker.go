@@ -75,6 +75,7 @@ type Worker struct {
 	executing int
 	seq       uint64
 	stopping  bool
+	retired   bool              // the scheduler retired this worker (worker_retire.go)
 	out       *pb.WorkerMessage // pending results; guarded by mu
 	wake      chan struct{}     // the sender has something to send
 
@@ -429,7 +430,7 @@ func (w *Worker) stop(err error) {
 	w.cond.Broadcast()
 	w.mu.Unlock()
 	w.wg.Wait()
-	w.srv.Stop()
+	w.stopData()
 	w.data.close()
 	w.cc.Close()
 	w.store.close()

@@ -115,6 +115,9 @@ func (w *Worker) handle(m *pb.SchedulerMessage) {
 		w.wg.Add(1)
 		go w.replicate(m.Replicate)
 	}
+	if m.Retire {
+		w.retire()
+	}
 }
 
 // replicate fetches the values ds (a broadcast a client asked for), keeps

@@ -458,7 +458,11 @@ type SchedulerMessage struct {
 	// Fetch these values (Dep.job is the job they are stored under) from
 	// the addresses given, keep them, and report each as a Replica: copies
 	// a client asked for on every worker (a broadcast).
-	Replicate     []*Dep `protobuf:"bytes,7,rep,name=replicate,proto3" json:"replicate,omitempty"`
+	Replicate []*Dep `protobuf:"bytes,7,rep,name=replicate,proto3" json:"replicate,omitempty"`
+	// Leave: the worker was retired (Scheduler.Retire) and the scheduler
+	// needs nothing from it any more. The worker closes its session, lets
+	// the fetches under way from its data plane finish, and exits cleanly.
+	Retire        bool `protobuf:"varint,40,opt,name=retire,proto3" json:"retire,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -540,6 +544,13 @@ func (x *SchedulerMessage) GetReplicate() []*Dep {
 		return x.Replicate
 	}
 	return nil
+}
+
+func (x *SchedulerMessage) GetRetire() bool {
+	if x != nil {
+		return x.Retire
+	}
+	return false
 }
 
 type TaskDone struct {
@@ -1946,6 +1957,104 @@ func (x *SessionEvent) GetSession() string {
 	return ""
 }
 
+// RetireRequest names the workers to retire, by name or data address.
+type RetireRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Workers       []string               `protobuf:"bytes,40,rep,name=workers,proto3" json:"workers,omitempty"`
+	TimeoutMs     int64                  `protobuf:"varint,41,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"` // bounds the whole retirement; 0: the call's deadline only
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetireRequest) Reset() {
+	*x = RetireRequest{}
+	mi := &file_tessera_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetireRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetireRequest) ProtoMessage() {}
+
+func (x *RetireRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetireRequest.ProtoReflect.Descriptor instead.
+func (*RetireRequest) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *RetireRequest) GetWorkers() []string {
+	if x != nil {
+		return x.Workers
+	}
+	return nil
+}
+
+func (x *RetireRequest) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+// RetireReply lists the names of the workers retired.
+type RetireReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Retired       []string               `protobuf:"bytes,40,rep,name=retired,proto3" json:"retired,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetireReply) Reset() {
+	*x = RetireReply{}
+	mi := &file_tessera_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetireReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetireReply) ProtoMessage() {}
+
+func (x *RetireReply) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetireReply.ProtoReflect.Descriptor instead.
+func (*RetireReply) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *RetireReply) GetRetired() []string {
+	if x != nil {
+		return x.Retired
+	}
+	return nil
+}
+
 type FetchRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Job           uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"`
@@ -1956,7 +2065,7 @@ type FetchRequest struct {
 
 func (x *FetchRequest) Reset() {
 	*x = FetchRequest{}
-	mi := &file_tessera_proto_msgTypes[25]
+	mi := &file_tessera_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1968,7 +2077,7 @@ func (x *FetchRequest) String() string {
 func (*FetchRequest) ProtoMessage() {}
 
 func (x *FetchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[25]
+	mi := &file_tessera_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1981,7 +2090,7 @@ func (x *FetchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchRequest.ProtoReflect.Descriptor instead.
 func (*FetchRequest) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{25}
+	return file_tessera_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *FetchRequest) GetJob() uint64 {
@@ -2013,7 +2122,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_tessera_proto_msgTypes[26]
+	mi := &file_tessera_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2025,7 +2134,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[26]
+	mi := &file_tessera_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2038,7 +2147,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{26}
+	return file_tessera_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Frame) GetKey() string {
@@ -2105,7 +2214,7 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\",\n" +
 	"\x06KeyRef\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\xf4\x02\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\x8c\x03\n" +
 	"\x10SchedulerMessage\x129\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1f.tessera.distributed.v1.WelcomeR\awelcome\x12:\n" +
 	"\acompute\x18\x02 \x03(\v2 .tessera.distributed.v1.TaskSpecR\acompute\x124\n" +
@@ -2115,7 +2224,8 @@ const file_tessera_proto_rawDesc = "" +
 	"cancelJobs\x12\x1d\n" +
 	"\n" +
 	"lost_peers\x18\x06 \x03(\tR\tlostPeers\x129\n" +
-	"\treplicate\x18\a \x03(\v2\x1b.tessera.distributed.v1.DepR\treplicate\"\xa8\x01\n" +
+	"\treplicate\x18\a \x03(\v2\x1b.tessera.distributed.v1.DepR\treplicate\x12\x16\n" +
+	"\x06retire\x18( \x01(\bR\x06retire\"\xa8\x01\n" +
 	"\bTaskDone\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
@@ -2242,7 +2352,13 @@ const file_tessera_proto_rawDesc = "" +
 	"\arelease\x18\x01 \x03(\tR\arelease\x12\x1c\n" +
 	"\treplicate\x18\x02 \x03(\tR\treplicate\"(\n" +
 	"\fSessionEvent\x12\x18\n" +
-	"\asession\x18\x01 \x01(\tR\asession\"4\n" +
+	"\asession\x18\x01 \x01(\tR\asession\"H\n" +
+	"\rRetireRequest\x12\x18\n" +
+	"\aworkers\x18( \x03(\tR\aworkers\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18) \x01(\x03R\ttimeoutMs\"'\n" +
+	"\vRetireReply\x12\x18\n" +
+	"\aretired\x18( \x03(\tR\aretired\"4\n" +
 	"\fFetchRequest\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\"[\n" +
@@ -2250,11 +2366,12 @@ const file_tessera_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\x12\x18\n" +
-	"\amissing\x18\x04 \x01(\bR\amissing2\xa3\x02\n" +
+	"\amissing\x18\x04 \x01(\bR\amissing2\xf9\x02\n" +
 	"\tScheduler\x12^\n" +
 	"\aConnect\x12%.tessera.distributed.v1.WorkerMessage\x1a(.tessera.distributed.v1.SchedulerMessage(\x010\x01\x12Y\n" +
 	"\aCompute\x12%.tessera.distributed.v1.ClientMessage\x1a#.tessera.distributed.v1.ClientEvent(\x010\x01\x12[\n" +
-	"\aSession\x12&.tessera.distributed.v1.SessionMessage\x1a$.tessera.distributed.v1.SessionEvent(\x010\x012V\n" +
+	"\aSession\x12&.tessera.distributed.v1.SessionMessage\x1a$.tessera.distributed.v1.SessionEvent(\x010\x01\x12T\n" +
+	"\x06Retire\x12%.tessera.distributed.v1.RetireRequest\x1a#.tessera.distributed.v1.RetireReply2V\n" +
 	"\x04Data\x12N\n" +
 	"\x05Fetch\x12$.tessera.distributed.v1.FetchRequest\x1a\x1d.tessera.distributed.v1.Frame0\x01B4Z2github.com/tessera-go/tessera/sched/distributed/pbb\x06proto3"
 
@@ -2271,7 +2388,7 @@ func file_tessera_proto_rawDescGZIP() []byte {
 }
 
 var file_tessera_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_tessera_proto_goTypes = []any{
 	(JobError_Kind)(0),       // 0: tessera.distributed.v1.JobError.Kind
 	(*Register)(nil),         // 1: tessera.distributed.v1.Register
@@ -2299,16 +2416,18 @@ var file_tessera_proto_goTypes = []any{
 	(*ClientEvent)(nil),      // 23: tessera.distributed.v1.ClientEvent
 	(*SessionMessage)(nil),   // 24: tessera.distributed.v1.SessionMessage
 	(*SessionEvent)(nil),     // 25: tessera.distributed.v1.SessionEvent
-	(*FetchRequest)(nil),     // 26: tessera.distributed.v1.FetchRequest
-	(*Frame)(nil),            // 27: tessera.distributed.v1.Frame
-	nil,                      // 28: tessera.distributed.v1.Register.ResourcesEntry
-	nil,                      // 29: tessera.distributed.v1.TaskSpec.ResourcesEntry
-	nil,                      // 30: tessera.distributed.v1.TaskDef.ResourcesEntry
+	(*RetireRequest)(nil),    // 26: tessera.distributed.v1.RetireRequest
+	(*RetireReply)(nil),      // 27: tessera.distributed.v1.RetireReply
+	(*FetchRequest)(nil),     // 28: tessera.distributed.v1.FetchRequest
+	(*Frame)(nil),            // 29: tessera.distributed.v1.Frame
+	nil,                      // 30: tessera.distributed.v1.Register.ResourcesEntry
+	nil,                      // 31: tessera.distributed.v1.TaskSpec.ResourcesEntry
+	nil,                      // 32: tessera.distributed.v1.TaskDef.ResourcesEntry
 }
 var file_tessera_proto_depIdxs = []int32{
-	28, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
+	30, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
 	3,  // 1: tessera.distributed.v1.TaskSpec.deps:type_name -> tessera.distributed.v1.Dep
-	29, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
+	31, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
 	2,  // 3: tessera.distributed.v1.SchedulerMessage.welcome:type_name -> tessera.distributed.v1.Welcome
 	4,  // 4: tessera.distributed.v1.SchedulerMessage.compute:type_name -> tessera.distributed.v1.TaskSpec
 	5,  // 5: tessera.distributed.v1.SchedulerMessage.steal:type_name -> tessera.distributed.v1.KeyRef
@@ -2322,7 +2441,7 @@ var file_tessera_proto_depIdxs = []int32{
 	11, // 13: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
 	12, // 14: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
 	13, // 15: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
-	30, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
+	32, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
 	15, // 17: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
 	16, // 18: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
 	17, // 19: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
@@ -2335,13 +2454,15 @@ var file_tessera_proto_depIdxs = []int32{
 	14, // 26: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
 	18, // 27: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
 	24, // 28: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
-	26, // 29: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
-	6,  // 30: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
-	23, // 31: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
-	25, // 32: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
-	27, // 33: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
-	30, // [30:34] is the sub-list for method output_type
-	26, // [26:30] is the sub-list for method input_type
+	26, // 29: tessera.distributed.v1.Scheduler.Retire:input_type -> tessera.distributed.v1.RetireRequest
+	28, // 30: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
+	6,  // 31: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
+	23, // 32: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
+	25, // 33: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
+	27, // 34: tessera.distributed.v1.Scheduler.Retire:output_type -> tessera.distributed.v1.RetireReply
+	29, // 35: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
+	31, // [31:36] is the sub-list for method output_type
+	26, // [26:31] is the sub-list for method input_type
 	26, // [26:26] is the sub-list for extension type_name
 	26, // [26:26] is the sub-list for extension extendee
 	0,  // [0:26] is the sub-list for field type_name
@@ -2358,7 +2479,7 @@ func file_tessera_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tessera_proto_rawDesc), len(file_tessera_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -38,6 +38,7 @@ const (
 	Scheduler_Connect_FullMethodName = "/tessera.distributed.v1.Scheduler/Connect"
 	Scheduler_Compute_FullMethodName = "/tessera.distributed.v1.Scheduler/Compute"
 	Scheduler_Session_FullMethodName = "/tessera.distributed.v1.Scheduler/Session"
+	Scheduler_Retire_FullMethodName  = "/tessera.distributed.v1.Scheduler/Retire"
 )
 
 // SchedulerClient is the client API for Scheduler service.
@@ -62,6 +63,13 @@ type SchedulerClient interface {
 	// client closed it, or vanished) the scheduler releases every value the
 	// session held.
 	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SessionMessage, SessionEvent], error)
+	// Retire retires workers gracefully (a client's retire_workers): no new
+	// task goes to them, their queued tasks move to other workers, the
+	// values only they hold that are still needed are copied to others,
+	// and then they are told to exit. It answers once they are gone, or
+	// with an error (the workers then work on) when that cannot be done
+	// within the timeout.
+	Retire(ctx context.Context, in *RetireRequest, opts ...grpc.CallOption) (*RetireReply, error)
 }
 
 type schedulerClient struct {
@@ -111,6 +119,16 @@ func (c *schedulerClient) Session(ctx context.Context, opts ...grpc.CallOption) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Scheduler_SessionClient = grpc.BidiStreamingClient[SessionMessage, SessionEvent]
 
+func (c *schedulerClient) Retire(ctx context.Context, in *RetireRequest, opts ...grpc.CallOption) (*RetireReply, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RetireReply)
+	err := c.cc.Invoke(ctx, Scheduler_Retire_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SchedulerServer is the server API for Scheduler service.
 // All implementations must embed UnimplementedSchedulerServer
 // for forward compatibility.
@@ -133,6 +151,13 @@ type SchedulerServer interface {
 	// client closed it, or vanished) the scheduler releases every value the
 	// session held.
 	Session(grpc.BidiStreamingServer[SessionMessage, SessionEvent]) error
+	// Retire retires workers gracefully (a client's retire_workers): no new
+	// task goes to them, their queued tasks move to other workers, the
+	// values only they hold that are still needed are copied to others,
+	// and then they are told to exit. It answers once they are gone, or
+	// with an error (the workers then work on) when that cannot be done
+	// within the timeout.
+	Retire(context.Context, *RetireRequest) (*RetireReply, error)
 	mustEmbedUnimplementedSchedulerServer()
 }
 
@@ -151,6 +176,9 @@ func (UnimplementedSchedulerServer) Compute(grpc.BidiStreamingServer[ClientMessa
 }
 func (UnimplementedSchedulerServer) Session(grpc.BidiStreamingServer[SessionMessage, SessionEvent]) error {
 	return status.Error(codes.Unimplemented, "method Session not implemented")
+}
+func (UnimplementedSchedulerServer) Retire(context.Context, *RetireRequest) (*RetireReply, error) {
+	return nil, status.Error(codes.Unimplemented, "method Retire not implemented")
 }
 func (UnimplementedSchedulerServer) mustEmbedUnimplementedSchedulerServer() {}
 func (UnimplementedSchedulerServer) testEmbeddedByValue()                   {}
@@ -194,13 +222,36 @@ func _Scheduler_Session_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Scheduler_SessionServer = grpc.BidiStreamingServer[SessionMessage, SessionEvent]
 
+func _Scheduler_Retire_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RetireRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SchedulerServer).Retire(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Scheduler_Retire_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SchedulerServer).Retire(ctx, req.(*RetireRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Scheduler_ServiceDesc is the grpc.ServiceDesc for Scheduler service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var Scheduler_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "tessera.distributed.v1.Scheduler",
 	HandlerType: (*SchedulerServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Retire",
+			Handler:    _Scheduler_Retire_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Connect",
