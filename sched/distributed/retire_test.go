@@ -101,7 +101,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func runsOn(s *Server, prefix string, id int32) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs, _ := s.stream.since(0)
+	recs, _, _ := s.stream.since(0, 0)
 	n := 0
 	for _, r := range recs {
 		if r.Prefix == prefix && r.Worker == id && !r.Failed {
