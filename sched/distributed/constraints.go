@@ -33,9 +33,10 @@ import (
 //
 // Restrictions. A job may be restricted to workers (Run.place_workers:
 // names, data addresses or hosts), strictly or, with place_loose, as a
-// preference: a loose restriction is strict while some named worker is
-// connected and void while none is. A strict restriction to workers that
-// are not connected parks the tasks like missing resources.
+// preference: a task of a loose restriction goes to a named worker when
+// some connected named worker could run it (resources, ops), and to any
+// worker otherwise. A strict restriction to workers that are not
+// connected parks the tasks like missing resources.
 //
 // Priority. A job's priority (Run.place_priority, higher first) comes
 // before job order in laterThan, which orders the root queues and the
@@ -52,7 +53,6 @@ type placeState struct {
 	opID    map[string]int32
 	opNames []string
 	restr   map[string]*restriction
-	liveGen uint64 // bumped when a worker joins or is lost
 }
 
 // workerPlace is a worker's part.
@@ -80,8 +80,6 @@ type restriction struct {
 	loose bool
 	sig   string
 	match []int8 // by worker id: 0 not known yet, 1 named, 2 not
-	gen   uint64 // liveGen when anyLive was computed, +1
-	any   bool   // some live worker is named
 }
 
 // internOp returns the id of op name, making one, and tells every live
@@ -129,41 +127,45 @@ func (w *srvWorker) hasOp(id int32) bool {
 	return w.pl.all || int(id) < len(w.pl.has) && w.pl.has[id]
 }
 
-// canRun reports whether w may run task t of j, resources aside: it has
-// the task's ops and the job's restriction allows it.
-func (s *Server) canRun(w *srvWorker, j *srvJob, t int32) bool {
-	if !w.pl.all {
-		if k := j.defs.op(t); k > 0 && !w.hasOp(j.pl.ops[k-1]) {
+// opsOK reports whether w has the ops of task t of j.
+func (s *Server) opsOK(w *srvWorker, j *srvJob, t int32) bool {
+	if w.pl.all {
+		return true
+	}
+	if k := j.defs.op(t); k > 0 && !w.hasOp(j.pl.ops[k-1]) {
+		return false
+	}
+	for _, k := range j.defs.nestedOps(t) {
+		if !w.hasOp(j.pl.ops[k-1]) {
 			return false
 		}
-		for _, k := range j.defs.nestedOps(t) {
-			if !w.hasOp(j.pl.ops[k-1]) {
-				return false
-			}
-		}
 	}
-	return j.pl.only == nil || s.allowed(w, j.pl.only)
+	return true
 }
 
-// fits reports whether w may run task t of j.
-func (s *Server) fits(w *srvWorker, j *srvJob, t int32) bool {
-	return covers(w.reg.Resources, j.defs.resources(t)) && s.canRun(w, j, t)
-}
-
-// allowed reports whether restriction r lets w run a task: w is named, or
-// r is loose and no named worker is connected.
-func (s *Server) allowed(w *srvWorker, r *restriction) bool {
-	if r.named(w) {
+// canRun reports whether w may run task t of j, resources aside: it has
+// the task's ops, and the job's restriction allows it (it is named, or
+// the restriction is loose and no connected named worker could run t).
+func (s *Server) canRun(w *srvWorker, j *srvJob, t int32) bool {
+	if !s.opsOK(w, j, t) {
+		return false
+	}
+	r := j.pl.only
+	if r == nil || r.named(w) {
 		return true
 	}
 	if !r.loose {
 		return false
 	}
-	if r.gen != s.pl.liveGen+1 {
-		r.gen = s.pl.liveGen + 1
-		r.any = slices.ContainsFunc(s.live, r.named)
-	}
-	return !r.any
+	res := j.defs.resources(t)
+	return !slices.ContainsFunc(s.live, func(x *srvWorker) bool {
+		return r.named(x) && covers(x.reg.Resources, res) && s.opsOK(x, j, t)
+	})
+}
+
+// fits reports whether w may run task t of j.
+func (s *Server) fits(w *srvWorker, j *srvJob, t int32) bool {
+	return covers(w.reg.Resources, j.defs.resources(t)) && s.canRun(w, j, t)
 }
 
 // named reports whether r names w: its name, data address, host, or the
@@ -368,17 +370,28 @@ func (s *Server) rootQueueOf(j *srvJob, t int32) *rootQueue {
 	return q
 }
 
-// queueFits reports whether w may run the tasks of root queue q.
+// queueFits reports whether w may run the tasks of root queue q, as
+// fits does for one task.
 func (s *Server) queueFits(w *srvWorker, q *rootQueue) bool {
-	if !covers(w.reg.Resources, q.res) {
-		return false
-	}
-	for _, id := range q.ops {
-		if !w.hasOp(id) {
+	can := func(x *srvWorker) bool {
+		if !covers(x.reg.Resources, q.res) {
 			return false
 		}
+		for _, id := range q.ops {
+			if !x.hasOp(id) {
+				return false
+			}
+		}
+		return true
 	}
-	return q.only == nil || s.allowed(w, q.only)
+	if !can(w) {
+		return false
+	}
+	r := q.only
+	if r == nil || r.named(w) {
+		return true
+	}
+	return r.loose && !slices.ContainsFunc(s.live, func(x *srvWorker) bool { return r.named(x) && can(x) })
 }
 
 // procAtLeast is the number of w's processing tasks whose job's priority

@@ -277,7 +277,6 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 	s.live = append(s.live, w)
 	s.score = append(s.score, 0)
 	s.initOps(w)
-	s.pl.liveGen++
 	s.log.Info("worker joined", "id", w.id, "name", reg.Name, "address", reg.DataAddress, "threads", reg.Nthreads, "resources", reg.Resources)
 	// Tasks that no worker could take may fit this one.
 	for _, j := range s.sortedJobs() {
@@ -317,7 +316,6 @@ func (s *Server) lose(w *srvWorker, why string) {
 	for k, x := range s.live {
 		x.slot = k
 	}
-	s.pl.liveGen++
 	s.score = s.score[:len(s.live)]
 	if w.left {
 		s.log.Info("worker left", "id", w.id, "name", w.reg.Name, "address", w.reg.DataAddress, "processing", len(w.proc))
