@@ -300,23 +300,23 @@ func (s *Server) failMissingOp(j *srvJob, t int32, op string) {
 func (s *Server) noWorkerMessage(j *srvJob, t int32) string {
 	var why []string
 	if res := j.defs.resources(t); len(res) > 0 {
-		why = append(why, "the resources "+formatResources(res))
+		why = append(why, "offers the resources "+formatResources(res))
 	}
 	for _, k := range append([]int32{j.defs.op(t)}, j.defs.nestedOps(t)...) {
 		if k > 0 {
 			id := j.pl.ops[k-1]
 			if !slices.ContainsFunc(s.live, func(w *srvWorker) bool { return w.hasOp(id) }) {
-				why = append(why, "op "+strconv.Quote(s.pl.opNames[id]))
+				why = append(why, "has op "+strconv.Quote(s.pl.opNames[id]))
 			}
 		}
 	}
 	if r := j.pl.only; r != nil && !r.loose {
-		why = append(why, "to be one of the workers "+strconv.Quote(strings.Join(r.names, ", "))+" (Workers)")
+		why = append(why, "is one of the workers "+strconv.Quote(strings.Join(r.names, ", "))+" it is restricted to (Workers)")
 	}
 	if len(why) == 0 {
 		return fmt.Sprintf("no worker connected to run task %q (waited %v)", j.key(t), s.opts.WorkerTimeout)
 	}
-	return fmt.Sprintf("no connected worker offers %s, which task %q needs (waited %v)",
+	return fmt.Sprintf("no connected worker %s, as task %q needs (waited %v)",
 		strings.Join(why, " and "), j.key(t), s.opts.WorkerTimeout)
 }
 
