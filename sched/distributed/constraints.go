@@ -47,6 +47,15 @@ import (
 // with a long queue of lower-priority ones, whose queue then runs it
 // first.
 
+// maxJobOps bounds the op table of one job, and maxOps the op names the
+// scheduler interns in its lifetime (every worker keeps a flag per name):
+// programs have tens to hundreds of ops; these only stop a client that
+// sends names at random.
+const (
+	maxJobOps = 1 << 12
+	maxOps    = 1 << 16
+)
+
 // placeState is the scheduler's part: the interned op names, the
 // restrictions by signature, and a generation of the live worker set.
 type placeState struct {
@@ -215,6 +224,20 @@ func (s *Server) restrictionFor(names []string, loose bool) *restriction {
 // placeMessage takes a client message's op table into j's and checks its
 // tasks' op indices (before they are added).
 func (s *Server) placeMessage(j *srvJob, m *pb.ClientMessage) error {
+	if len(m.PlaceOps) > 0 {
+		if len(j.pl.ops)+len(m.PlaceOps) > maxJobOps {
+			return fmt.Errorf("the job names more than %d distinct ops", maxJobOps)
+		}
+		if len(s.pl.opNames)+len(m.PlaceOps) > maxOps && slices.ContainsFunc(m.PlaceOps, func(n string) bool { _, ok := s.pl.opID[n]; return !ok }) {
+			return fmt.Errorf("the scheduler knows %d op names, its limit; the job names more", len(s.pl.opNames))
+		}
+		for _, name := range m.PlaceOps {
+			j.bytes += int64(len(name)) + defOverhead
+		}
+		if j.bytes > s.opts.MaxJobBytes {
+			return fmt.Errorf("the job's task definitions pass %d bytes, the scheduler's limit per job (MaxJobBytes)", s.opts.MaxJobBytes)
+		}
+	}
 	for _, name := range m.PlaceOps {
 		j.pl.ops = append(j.pl.ops, s.internOp(name))
 	}
