@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 )
 
@@ -75,7 +76,7 @@ func (o *opTable) add(t int, k graph.Key, nd *graph.Node) error {
 	if nd.Kind != graph.KindTask || nd.Op == nil || isHeld(nd) {
 		return nil
 	}
-	idx, err := o.lookup(nd.Op.Name(), k)
+	idx, err := o.lookup(innerOp(nd.Op).Name(), k)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func (o *opTable) add(t int, k graph.Key, nd *graph.Node) error {
 
 func (o *opTable) addNested(t int32, k graph.Key, a graph.Arg) error {
 	if a.Kind == graph.ArgNested && a.Op != nil {
-		idx, err := o.lookup(a.Op.Name(), k)
+		idx, err := o.lookup(innerOp(a.Op).Name(), k)
 		if err != nil {
 			return err
 		}
@@ -111,6 +112,19 @@ func (o *opTable) addNested(t int32, k graph.Key, a graph.Arg) error {
 		}
 	}
 	return nil
+}
+
+// innerOp returns the op that op runs: the wrapped op of a task fused
+// into another (optimize.Fused, which every worker has, as it is
+// registered with package optimize), op itself otherwise.
+func innerOp(op graph.Op) graph.Op {
+	for {
+		f, ok := op.(*optimize.Fused)
+		if !ok || f.Op == nil {
+			return op
+		}
+		op = f.Op
+	}
 }
 
 func containsInt32(s []int32, x int32) bool {

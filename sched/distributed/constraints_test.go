@@ -14,6 +14,7 @@ import (
 
 	"github.com/tessera-go/tessera/delayed"
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/optimize"
 	"github.com/tessera-go/tessera/sched"
 	"github.com/tessera-go/tessera/sched/distributed/pb"
 	"github.com/tessera-go/tessera/sched/schedtest"
@@ -93,6 +94,34 @@ func placeGraph(t *testing.T, p string, n int) (*graph.Graph, []graph.Key, []any
 	set(p+"-lit", graph.Literal(7))
 	set(p+"-alias", graph.Alias(graph.Key(p+"-r-0")))
 	return g, []graph.Key{graph.Key(p + "-total"), graph.Key(p + "-lit"), graph.Key(p + "-alias")}, []any{2*n*(n+1) + n, 7, 1}
+}
+
+// fusedGraph is the chain f-x = Inc(1) ──▶ f-y = Double(f-x) ──▶ f-z =
+// Inc(f-y) fused into one task f-z (optimize.Optimize), whose value is 5:
+// Double travels nested inside it, wrapped in an optimize.Fused.
+func fusedGraph(t *testing.T) *graph.Graph {
+	t.Helper()
+	g := graph.New(0)
+	for _, kn := range []struct {
+		k  graph.Key
+		nd graph.Node
+	}{
+		{"f-x", graph.Task(schedtest.Inc, graph.Lit(1))},
+		{"f-y", graph.Task(placeDouble, graph.Ref("f-x"))},
+		{"f-z", graph.Task(schedtest.Inc, graph.Ref("f-y"))},
+	} {
+		if err := g.Set(kn.k, kn.nd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fused, _, err := optimize.Optimize(g, []graph.Key{"f-z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fused.Len() != 1 {
+		t.Fatalf("the fused chain has %d nodes, want 1", fused.Len())
+	}
+	return fused
 }
 
 // workersRan records, by key, the worker ids that ran each task.
@@ -190,6 +219,11 @@ func TestPlaceOps(t *testing.T) {
 	if !errors.Is(err, ErrNoWorker) || !strings.Contains(err.Error(), "MaybeWorker") {
 		t.Errorf("error %q: want errors.Is ErrNoWorker, and a hint at MaybeWorker", err)
 	}
+	// The op nested, fused, in another task's arguments counts.
+	_, err = c.Get(context.Background(), fusedGraph(t), []graph.Key{"f-z"})
+	if !errors.As(err, &nw) || nw.Op != placeDouble.OpName || nw.Key != "f-z" {
+		t.Errorf("Get of a fused chain with no worker having its op = %v; want a *NoWorkerForOpError for %s, f-z", err, placeDouble.OpName)
+	}
 	select {
 	case r := <-doneA:
 		t.Fatalf("job a ended (%v, %v) with no worker having its op", r.vals, r.err)
@@ -216,6 +250,14 @@ func TestPlaceOps(t *testing.T) {
 		t.Fatalf("job c = %v, %v; want %v", got, err, wantC)
 	}
 	ranC.check(t, "c", n, ids["worker-1"])
+	var ranF workersRan
+	got, err = c.Get(ranF.ctx(), fusedGraph(t), []graph.Key{"f-z"})
+	if err != nil || got[0] != 5 {
+		t.Fatalf("fused chain = %v, %v; want 5", got, err)
+	}
+	if w := ranF.by["f-z"]; w != ids["worker-1"] {
+		t.Errorf("the fused chain ran on worker %d, want %d, the only worker with op %s", w, ids["worker-1"], placeDouble.OpName)
+	}
 }
 
 // TestLateOp: a client whose workers are other processes refuses ops
