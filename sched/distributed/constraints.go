@@ -322,6 +322,9 @@ func (s *Server) failMissingOp(j *srvJob, t int32, op string) {
 // after WorkerTimeout.
 func (s *Server) noWorkerMessage(j *srvJob, t int32) string {
 	var why []string
+	if len(s.live) == 0 && len(j.defs.resources(t)) == 0 {
+		return fmt.Sprintf("no worker connected to run task %q (waited %v)", j.key(t), s.opts.WorkerTimeout)
+	}
 	if res := j.defs.resources(t); len(res) > 0 {
 		why = append(why, "offers the resources "+formatResources(res))
 	}
