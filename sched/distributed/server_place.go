@@ -13,7 +13,9 @@ import (
 // checks only that a worker offers a task's resources at all, not that
 // they are free now. (Keeping tasks on the scheduler until a worker's
 // resources are free was rejected: it costs a round trip per task, and
-// the worker knows better when they free up.) Among the eligible workers
+// the worker knows better when they free up.) Eligible workers also have
+// the task's op and are allowed by its job's restriction, and jobs are
+// ordered by their priority first (constraints.go). Among the eligible workers
 // a task goes to the one holding the most bytes of its dependencies
 // (each held dependency also counts one byte, so that values of unknown
 // size still pull their consumers), ties to the one with the fewest
