@@ -29,7 +29,10 @@
 // (the distributed scheduler, JSON files) are looked up by name in a
 // process-wide registry, the one piece of package-level mutable state, in
 // the manner of gob.Register. An op with parameters implements ParamOp and
-// its registered decoder rebuilds it from the parameter bytes.
+// its registered decoder rebuilds it from the parameter bytes. The
+// registry remembers whether each op was registered during package
+// initialization (RegisteredAtInit): only those exist in every process
+// started from the same binary, such as a cluster's workers.
 //
 // # Values
 //

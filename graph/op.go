@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
 )
@@ -30,8 +31,9 @@ type OpDecoder func(params []byte) (Op, error)
 
 var opRegistry = struct {
 	sync.RWMutex
-	m map[string]OpDecoder
-}{m: map[string]OpDecoder{}}
+	m    map[string]OpDecoder
+	late map[string]bool // names registered after package initialization
+}{m: map[string]OpDecoder{}, late: map[string]bool{}}
 
 // RegisterOp records how to rebuild ops named name. It is meant for init
 // functions and panics if name is empty or already registered with a
@@ -46,6 +48,47 @@ func RegisterOp(name string, dec OpDecoder) {
 		panic(fmt.Sprintf("graph: op %q registered twice", name))
 	}
 	opRegistry.m[name] = dec
+	if !inPackageInit() {
+		opRegistry.late[name] = true
+	}
+}
+
+// RegisteredAtInit reports whether the op name was registered while
+// packages were being initialized (a package-level variable or an init
+// function), as opposed to later, by code that main (or a test) runs.
+// Only the former is registered in every process started from the same
+// binary: a worker process runs package initialization, never the code
+// of main, so an op registered later is missing there. Clients of other
+// processes (sched/distributed) refuse such ops. It reports false for a
+// name that is not registered.
+func RegisteredAtInit(name string) bool {
+	opRegistry.RLock()
+	defer opRegistry.RUnlock()
+	_, ok := opRegistry.m[name]
+	return ok && !opRegistry.late[name]
+}
+
+// inPackageInit reports whether the caller runs under package
+// initialization: the runtime's init driver (runtime.doInit1, called by
+// runtime.doInit; both on Go 1.21 to 1.26) is on the stack. Stack depth
+// during initialization is small (main's init chain), so the walk is
+// bounded by 64 frames; a registration deeper than that counts as late,
+// which errs on the side of refusing an op. The cost, a stack walk per
+// registration, is paid once per op.
+func inPackageInit() bool {
+	var pcs [64]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		switch f.Function {
+		case "runtime.doInit1", "runtime.doInit":
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // Register registers op, which has no parameters, under op.Name(). It

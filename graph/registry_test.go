@@ -130,3 +130,39 @@ func TestKindString(t *testing.T) {
 		}
 	}
 }
+
+// Registered at package initialization two ways: a package-level
+// variable's initializer and an init function (above).
+var _ = func() bool {
+	graph.RegisterOp("graphtest.at-init-var", func([]byte) (graph.Op, error) { return nil, nil })
+	return true
+}()
+
+// TestRegisteredAtInit: registrations under package initialization (a
+// package-level variable, an init function) count as at init; one made
+// while a test runs, or from a goroutine it starts, does not; an unknown
+// name is not.
+func TestRegisteredAtInit(t *testing.T) {
+	graph.RegisterOp("graphtest.late", func([]byte) (graph.Op, error) { return nil, nil })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		graph.RegisterOp("graphtest.late-goroutine", func([]byte) (graph.Op, error) { return nil, nil })
+	}()
+	<-done
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"graphtest.at-init-var", true},
+		{"graphtest.nil-decoder-result", true},
+		{"graphtest.add", true},
+		{"graphtest.late", false},
+		{"graphtest.late-goroutine", false},
+		{"graphtest.never-registered", false},
+	} {
+		if got := graph.RegisteredAtInit(tt.name); got != tt.want {
+			t.Errorf("RegisteredAtInit(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

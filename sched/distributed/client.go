@@ -38,6 +38,11 @@ type Client struct {
 	smu    sync.Mutex // guards sess and closed; Send on the session
 	sess   *clientSession
 	closed bool
+
+	// lateOpsOK lets jobs use ops registered after package
+	// initialization: every worker is in this process (a Cluster's
+	// in-process workers). See LateOpError.
+	lateOpsOK bool
 }
 
 var _ sched.Scheduler = (*Client)(nil)
@@ -195,6 +200,7 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 	if err != nil {
 		return nil, err
 	}
+	j.lateOpsOK = c.lateOpsOK
 	if len(j.outputs) > 0 {
 		enc, err := j.encode(int32(c.opts.Retries), c.opts.Name)
 		if err != nil {
@@ -264,6 +270,10 @@ type job struct {
 	hold    bool
 	onStart func()
 	onReady func(t int32, where source)
+
+	// lateOpsOK: ops registered after package initialization may be
+	// sent (Client.lateOpsOK); otherwise encode refuses them.
+	lateOpsOK bool
 }
 
 type outputState uint8
@@ -402,6 +412,7 @@ type encoded struct {
 	ref    []uint64
 	starts []int32 // first task index of messages 1, 2, ...
 	run    *pb.Run
+	ops    *opTable // the tasks' ops (constraints_client.go)
 }
 
 // encode encodes the job for the scheduler: TaskDefs in task index
@@ -410,7 +421,7 @@ type encoded struct {
 // cannot be is an *EncodeError and the scheduler never sees the job.
 func (j *job) encode(retries int32, name string) (*encoded, error) {
 	n := j.g.Len()
-	e := &encoded{j: j, ref: make([]uint64, n)}
+	e := &encoded{j: j, ref: make([]uint64, n), ops: newOpTable(n, j.lateOpsOK)}
 	var scratch []byte
 	size := 0
 	for t := 0; t < n; t++ {
@@ -425,6 +436,9 @@ func (j *job) encode(retries int32, name string) (*encoded, error) {
 		}
 		if err != nil {
 			return nil, &EncodeError{Key: k, Err: err}
+		}
+		if err := e.ops.add(t, k, j.g.At(i)); err != nil {
+			return nil, err
 		}
 		if len(b) > maxNode {
 			return nil, &EncodeError{Key: k, Err: fmt.Errorf("%d bytes encoded, more than one message carries (%d)", len(b), maxNode)}
@@ -492,6 +506,10 @@ func (e *encoded) message(m int) *pb.ClientMessage {
 		def.Node = e.node(t)
 		def.Priority = int64(t)
 		def.Held = e.held && isHeld(j.g.At(i))
+		def.PlaceOp = e.ops.of[t]
+		if e.ops.nested != nil {
+			def.PlaceNestedOps = e.ops.nested[int32(t)]
+		}
 		if deps := j.d.Of(i); len(deps) > 0 {
 			at := len(flat)
 			for _, dep := range deps {
@@ -503,6 +521,9 @@ func (e *encoded) message(m int) *pb.ClientMessage {
 			def.Resources = nd.Resources
 		}
 		msg.Tasks[t-lo] = def
+	}
+	if m == 0 {
+		msg.PlaceOps = e.ops.names
 	}
 	if m == len(e.starts) {
 		msg.Run = e.run
@@ -877,6 +898,8 @@ func (j *job) jobError(je *pb.JobError) error {
 		return &sched.TaskError{Key: key, Op: opName(nd), Err: &KilledWorkerError{Key: key, Failures: killedCount(msg)}}
 	case pb.JobError_NO_WORKER:
 		return &JobError{Kind: "no worker", Key: key, Message: msg}
+	case pb.JobError_PLACE_NO_OP:
+		return &NoWorkerForOpError{Op: je.PlaceOp, Key: key, Workers: je.PlaceWorkers}
 	case pb.JobError_BAD_GRAPH:
 		return &JobError{Kind: "bad graph", Key: key, Message: msg}
 	}

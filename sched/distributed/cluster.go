@@ -202,6 +202,9 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
+	// In-process workers share this process's op registry: ops registered
+	// after package initialization reach them.
+	c.client.lateOpsOK = opts.InProcess
 	return c, nil
 }
 
@@ -292,6 +295,7 @@ func (c *Cluster) start(ctx context.Context, res map[string]float64) (*WorkerPro
 	}
 	p := &WorkerProcess{Name: name, done: make(chan struct{})}
 	if c.opts.InProcess {
+		opts.allOps = true
 		wctx, cancel := context.WithCancel(context.Background())
 		w, err := StartWorker(wctx, opts)
 		if err != nil {

@@ -21,7 +21,16 @@
 //
 // Tasks travel as bytes in graph's wire form (graph.EncodeNode) and run
 // only as registered ops: nothing is sent as code. The scheduler never
-// decodes them, so a standalone scheduler needs no op registered.
+// decodes them, so a standalone scheduler needs no op registered. Each
+// worker registers the names of the ops it has, the client names each
+// task's op beside its bytes, and the scheduler places a task only on
+// workers that have its op: a job with a task whose op no connected
+// worker has fails at once with a *NoWorkerForOpError (the workers run
+// another binary). An op registered after package initialization (a
+// delayed wrapper built inside main) cannot exist in a worker process,
+// which runs the binary anew: the client refuses it with a *LateOpError,
+// unless its workers all share its process (StartCluster with
+// InProcess).
 //
 // # Scheduling
 //
@@ -30,7 +39,8 @@
 // workers, released, erred) and
 //   - places a ready task on the worker that holds the most bytes of its
 //     dependencies (data locality), among the workers that offer its
-//     resources, breaking ties by the shorter queue; a worker keeps the
+//     resources, have its op and are allowed by its job's restriction
+//     (Workers), breaking ties by the shorter queue; a worker keeps the
 //     values it fetched for a task (replicas), and counts as holding them
 //     until they are released;
 //   - sends tasks by priority (optimize.Order, computed by the client) and
@@ -81,9 +91,11 @@
 // same client read them on the workers, and nothing moves through the
 // client. Each Submit or Map is one job, which fails as a whole on the
 // scheduler: the failing task's Future gets the task's error, the job's
-// other unfinished Futures ErrJobFailed. The scheduler's per-call options
-// are retries and resources; it has no worker restrictions yet, and
-// priorities order tasks within a job only.
+// other unfinished Futures ErrJobFailed. The per-call options of Submit
+// and Map are Retries, Resources, WithKey, Workers (with
+// AllowOtherWorkers, a preference) and Priority, which orders jobs
+// across the cluster: a high-priority call's tasks overtake the queued
+// tasks of earlier calls, on the scheduler and in the workers' queues.
 //
 // # Retiring workers
 //

@@ -252,6 +252,10 @@ type submitConfig struct {
 	retries   int
 	resources map[string]float64
 	key       graph.Key
+	// Placement (constraints_client.go).
+	workers  []string
+	loose    bool
+	priority int64
 }
 
 // Retries re-runs a failing task up to n times before its error is final.
@@ -563,6 +567,7 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 		return err
 	}
 	j.hold = true
+	j.lateOpsOK = c.lateOpsOK
 	j.onStart = func() {
 		c.fmu.Lock()
 		for _, st := range fj.states {
@@ -590,6 +595,9 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 	}
 	enc.run.Session = name
 	enc.run.Hold = j.outputs
+	enc.run.PlacePriority = cfg.priority
+	enc.run.PlaceWorkers = cfg.workers
+	enc.run.PlaceLoose = cfg.loose
 	return c.run(ctx, j, enc)
 }
 

@@ -98,6 +98,11 @@ type WorkerOptions struct {
 	// mutual TLS and a token (ErrInsecure otherwise): anyone who reaches
 	// it can read the worker's values.
 	Insecure bool
+
+	// allOps: the worker shares its process, and so its op registry,
+	// with the client (a Cluster's in-process worker): it registers as
+	// having every op, even those registered after it started.
+	allOps bool
 }
 
 // MaxRetries bounds ClientOptions.Retries (and a Run's retries from any

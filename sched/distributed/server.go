@@ -63,6 +63,7 @@ type Server struct {
 	score    []int64               // placement scratch, one per live worker
 	started  time.Time
 	stream   taskStream // the recent task runs, for the dashboard
+	pl       placeState // ops, restrictions (constraints.go)
 
 	longPolls atomic.Int64 // long polls of /dashboard.json served (tests)
 }

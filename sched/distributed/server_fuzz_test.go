@@ -434,6 +434,9 @@ func checkServer(s *Server) error {
 	if err := checkSessions(s); err != nil {
 		return err
 	}
+	if err := checkPlace(s); err != nil {
+		return err
+	}
 	if len(s.score) != len(s.live) {
 		return fmt.Errorf("%d scores for %d live workers", len(s.score), len(s.live))
 	}
@@ -508,7 +511,7 @@ func checkServer(s *Server) error {
 	// tasks finishes.)
 	for _, w := range s.live {
 		for _, q := range s.rootQs {
-			if !w.retiring && covers(w.reg.Resources, q.res) && q.clean() && len(w.proc) < s.rootBase(w) {
+			if s.queueFits(w, q) && q.clean() && len(w.proc) < s.rootBase(w) {
 				return fmt.Errorf("root task %q of job %d is queued, but worker %d has only %d processing tasks", q.h[0].j.key(q.h[0].i), q.h[0].j.id, w.id, len(w.proc))
 			}
 		}
@@ -618,8 +621,8 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			}
 			// It would fail the job after WorkerTimeout although a
 			// worker could run it.
-			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return !w.retiring && covers(w.reg.Resources, j.defs.resources(t)) }); w >= 0 {
-				return fmt.Errorf("task %q is parked as having no worker, but live worker %d offers its resources", key, s.live[w].id)
+			if w := slices.IndexFunc(s.live, func(w *srvWorker) bool { return s.fits(w, j, t) }); w >= 0 {
+				return fmt.Errorf("task %q is parked as having no worker, but live worker %d could run it", key, s.live[w].id)
 			}
 		}
 		if st == tsQueued {
@@ -627,8 +630,11 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			for _, q := range s.rootQs {
 				if slices.Contains(q.h, taskRef{j, t}) {
 					queued = true
-					if !slices.ContainsFunc(s.live, func(w *srvWorker) bool { return covers(w.reg.Resources, q.res) }) {
-						return fmt.Errorf("root task %q is queued for resources no live worker offers", key)
+					// A retiring worker counts: the task waits for it
+					// while its retirement may still be given up, and is
+					// parked once the worker leaves.
+					if !slices.ContainsFunc(s.live, func(w *srvWorker) bool { return queueFitsRetiring(s, w, q) }) {
+						return fmt.Errorf("root task %q is queued, but no live worker could run it", key)
 					}
 				}
 			}
@@ -898,6 +904,7 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 		if f.n(4) == 0 {
 			reg.Resources = fuzzGPU
 		}
+		fuzzPlaceRegister(f, reg)
 		sess := ss.register(t, reg)
 		return func() string {
 			return fmt.Sprintf("register %q at %s (worker %d)", reg.Name, reg.DataAddress, sess.w.id)
@@ -915,19 +922,20 @@ func (ss *simServer) step(t testing.TB, f *fuzzReader) func() string {
 	case op < 26:
 		defs, run := f.graph()
 		ss.sessionJob(f, defs, run)
+		ops := fuzzPlaceJob(f, defs, run)
 		var j *srvJob
 		switch c := f.n(8); {
 		case c < 2 && len(defs) > 1:
 			// The graph in two messages, run in the second.
 			h := len(defs) / 2
-			j = ss.submit(t, &pb.ClientMessage{Tasks: defs[:h]}, &pb.ClientMessage{Tasks: defs[h:], Run: run})
+			j = ss.submit(t, &pb.ClientMessage{Tasks: defs[:h], PlaceOps: ops}, &pb.ClientMessage{Tasks: defs[h:], Run: run})
 		case c < 3:
 			// The client is still sending its graph: run comes later, if
 			// ever (a client message event may send it).
-			j = ss.submit(t, &pb.ClientMessage{Tasks: defs})
+			j = ss.submit(t, &pb.ClientMessage{Tasks: defs, PlaceOps: ops})
 			run = nil
 		default:
-			j = ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: run})
+			j = ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: run, PlaceOps: ops})
 		}
 		return func() string { return fmt.Sprintf("job %d: %d tasks, run %v", j.id, len(defs), run) }
 	case op < 28:
@@ -1007,7 +1015,7 @@ var trailLen = 8
 // have its outputs in memory (and announced): a job left waiting would
 // hang its client.
 func (ss *simServer) settle(t testing.TB, trail []func() string) {
-	ss.register(t, &pb.Register{Name: "settle", DataAddress: "10.0.0.9:1", Nthreads: 2, Resources: fuzzGPU})
+	ss.register(t, &pb.Register{Name: "settle", DataAddress: "10.0.0.9:1", Nthreads: 2, Resources: fuzzGPU, PlaceAllOps: true})
 	ss.check(t, func() string { return " a worker with every resource joined" })
 	for round := 0; ; round++ {
 		if round > 1000 {
@@ -1076,4 +1084,12 @@ func FuzzServerMessages(f *testing.F) {
 		defer watchdog.Stop()
 		runEvents(t, data, 64)
 	})
+}
+
+// queueFitsRetiring is Server.queueFits as though w were not retiring.
+func queueFitsRetiring(s *Server, w *srvWorker, q *rootQueue) bool {
+	r := w.retiring
+	w.retiring = false
+	defer func() { w.retiring = r }()
+	return s.queueFits(w, q)
 }

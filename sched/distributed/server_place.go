@@ -13,7 +13,9 @@ import (
 // checks only that a worker offers a task's resources at all, not that
 // they are free now. (Keeping tasks on the scheduler until a worker's
 // resources are free was rejected: it costs a round trip per task, and
-// the worker knows better when they free up.) Among the eligible workers
+// the worker knows better when they free up.) Eligible workers also have
+// the task's op and are allowed by its job's restriction, and jobs are
+// ordered by their priority first (constraints.go). Among the eligible workers
 // a task goes to the one holding the most bytes of its dependencies
 // (each held dependency also counts one byte, so that values of unknown
 // size still pull their consumers), ties to the one with the fewest
@@ -68,7 +70,7 @@ func (s *Server) place(j *srvJob, t int32) {
 	for _, w := range s.live {
 		sc := s.score[w.slot]
 		s.score[w.slot] = 0
-		if w.retiring || !covers(w.reg.Resources, res) {
+		if w.retiring || !covers(w.reg.Resources, res) || !s.canRun(w, j, t) {
 			continue
 		}
 		if best == nil || sc > bestScore || sc == bestScore && lessLoaded(w, best) {
@@ -125,7 +127,7 @@ func (s *Server) rootBase(w *srvWorker) int {
 // of them), and below rootBase processing tasks a worker takes roots
 // whatever it holds.
 func (s *Server) rootFull(w *srvWorker, j *srvJob) bool {
-	n := len(w.proc)
+	n := w.procAtLeast(j)
 	return n >= s.rootBase(w) && n+w.held >= s.rootCap(w, j)
 }
 
@@ -134,7 +136,7 @@ func (s *Server) placeRoot(j *srvJob, t int32) {
 	var best *srvWorker
 	eligible := false
 	for _, w := range s.live {
-		if w.retiring || !covers(w.reg.Resources, res) {
+		if w.retiring || !covers(w.reg.Resources, res) || !s.canRun(w, j, t) {
 			continue
 		}
 		eligible = true
@@ -149,7 +151,7 @@ func (s *Server) placeRoot(j *srvJob, t int32) {
 	case best != nil:
 		s.assign(best, j, t)
 	case eligible:
-		s.rootQueueFor(res).push(taskRef{j, t})
+		s.rootQueueOf(j, t).push(taskRef{j, t})
 		j.state[t] = tsQueued
 	default:
 		s.parkNoWorker(j, t)
@@ -167,7 +169,8 @@ func (s *Server) assign(w *srvWorker, j *srvJob, t int32) {
 	j.proc[t] = w.id
 	j.procPos[t] = int32(len(w.proc))
 	w.proc = append(w.proc, taskRef{j, t})
-	spec := &pb.TaskSpec{Job: j.id, Key: j.key(t), Node: j.defs.node(t), Priority: j.defs.priority(t), Resources: j.defs.resources(t)}
+	w.countPrio(j, 1)
+	spec := &pb.TaskSpec{Job: j.id, Key: j.key(t), Node: j.defs.node(t), Priority: j.defs.priority(t), Resources: j.defs.resources(t), PlacePriority: j.pl.prio}
 	if ds := j.deps(t); len(ds) > 0 {
 		deps := make([]pb.Dep, len(ds))
 		spec.Deps = make([]*pb.Dep, len(ds))
@@ -218,6 +221,7 @@ func (s *Server) removeProc(j *srvJob, t int32) {
 	moved.j.procPos[moved.i] = pos
 	w.proc[last] = taskRef{}
 	w.proc = w.proc[:last]
+	w.countPrio(j, -1)
 	j.proc[t] = 0
 	if th := j.thief[t]; th != 0 {
 		w.stealOut--
@@ -244,7 +248,7 @@ func (s *Server) fillRoots(w *srvWorker) {
 	for {
 		var best *rootQueue
 		for _, q := range s.rootQs {
-			if !covers(w.reg.Resources, q.res) || !q.clean() {
+			if !s.queueFits(w, q) || !q.clean() {
 				continue
 			}
 			if best == nil || q.less(q.h[0], best.h[0]) {
@@ -367,7 +371,7 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 		// A large share: sort the candidates instead of insertion.
 		var all []taskRef
 		for _, r := range v.proc {
-			if r.j.thief[r.i] == 0 && covers(thief.reg.Resources, r.j.defs.resources(r.i)) && s.worthMoving(r, v, thief) {
+			if r.j.thief[r.i] == 0 && s.fits(thief, r.j, r.i) && s.worthMoving(r, v, thief) {
 				all = append(all, r)
 			}
 		}
@@ -384,7 +388,7 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 	}
 	var best []taskRef // sorted, most stealable first
 	for _, r := range v.proc {
-		if r.j.thief[r.i] != 0 || !covers(thief.reg.Resources, r.j.defs.resources(r.i)) {
+		if r.j.thief[r.i] != 0 || !s.fits(thief, r.j, r.i) {
 			continue
 		}
 		if len(best) == n && !laterThan(r, best[n-1]) || !s.worthMoving(r, v, thief) {
@@ -409,6 +413,9 @@ func (s *Server) pickSteal(v, thief *srvWorker, n int) []taskRef {
 // job a higher priority value (then a higher index).
 func laterThan(a, b taskRef) bool {
 	if a.j != b.j {
+		if a.j.pl.prio != b.j.pl.prio {
+			return a.j.pl.prio < b.j.pl.prio
+		}
 		return a.j.id > b.j.id
 	}
 	pa, pb := a.j.defs.priority(a.i), b.j.defs.priority(b.i)
@@ -432,7 +439,7 @@ func (s *Server) stealReply(w *srvWorker, r *pb.StealReply) {
 	}
 	s.removeProc(j, t)
 	j.state[t] = tsLimbo
-	if !th.gone && !th.retiring && covers(th.reg.Resources, j.defs.resources(t)) && s.depsInMemory(j, t) {
+	if !th.gone && s.fits(th, j, t) && s.depsInMemory(j, t) {
 		s.assign(th, j, t)
 		return
 	}
@@ -451,8 +458,10 @@ func (s *Server) depsInMemory(j *srvJob, t int32) bool {
 // rootQueue holds root tasks that need resources res (a binary heap by
 // job, then priority, then index).
 type rootQueue struct {
-	res map[string]float64
-	h   []taskRef
+	res  map[string]float64
+	ops  []int32      // op ids its tasks need (constraints.go)
+	only *restriction // the workers its tasks may run on; nil for any
+	h    []taskRef
 }
 
 func (s *Server) rootQueueFor(res map[string]float64) *rootQueue {

@@ -138,6 +138,8 @@ type srvWorker struct {
 	// retiring: being retired (server_retire.go); no new task goes here.
 	retiring bool
 	why      string // why it was lost
+
+	pl workerPlace // its ops, its tasks by priority (constraints.go)
 }
 
 // srvJob is one client's computation.
@@ -198,6 +200,8 @@ type srvJob struct {
 	retired  bool                // the client's stream ended; kept for held values
 	copies   map[int32][]int32   // workers asked to replicate a held value, until they report it
 	failure  *pb.JobError        // the error that ended the job, if any
+
+	pl jobPlace // ops, restriction, priority (constraints.go)
 }
 
 // linked reports whether t's value is another job's.
@@ -274,6 +278,7 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 	s.byID = append(s.byID, w)
 	s.live = append(s.live, w)
 	s.score = append(s.score, 0)
+	s.initOps(w)
 	s.log.Info("worker joined", "id", w.id, "name", reg.Name, "address", reg.DataAddress, "threads", reg.Nthreads, "resources", reg.Resources)
 	// Tasks that no worker could take may fit this one.
 	for _, j := range s.sortedJobs() {
@@ -286,7 +291,7 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 			if j.over || j.state[e.i] != tsNoWorker {
 				continue
 			}
-			if !covers(w.reg.Resources, j.defs.resources(e.i)) {
+			if !s.fits(w, j, e.i) {
 				j.noWorker = append(j.noWorker, e)
 				continue
 			}
@@ -332,6 +337,7 @@ func (s *Server) lose(w *srvWorker, why string) {
 
 	procs := w.proc
 	w.proc = nil
+	w.pl.prio = nil
 	w.stealOut = 0
 	for _, r := range procs {
 		j, t := r.j, r.i
@@ -379,7 +385,7 @@ func (s *Server) lose(w *srvWorker, why string) {
 	}
 	// Root tasks held for workers of which none is left have no worker.
 	for _, q := range s.rootQs {
-		if len(q.h) == 0 || slices.ContainsFunc(s.live, func(x *srvWorker) bool { return covers(x.reg.Resources, q.res) }) {
+		if len(q.h) == 0 || slices.ContainsFunc(s.live, func(x *srvWorker) bool { return s.queueFits(x, q) }) {
 			continue
 		}
 		for q.clean() {
@@ -411,13 +417,7 @@ func (s *Server) checkTimeouts(now time.Time) {
 			if now.Sub(e.since) <= s.opts.WorkerTimeout {
 				continue
 			}
-			var msg string
-			if res := j.defs.resources(e.i); len(res) > 0 {
-				msg = fmt.Sprintf("no connected worker offers the resources %s that task %q needs (waited %v)",
-					formatResources(res), j.key(e.i), s.opts.WorkerTimeout)
-			} else {
-				msg = fmt.Sprintf("no worker connected to run task %q (waited %v)", j.key(e.i), s.opts.WorkerTimeout)
-			}
+			msg := s.noWorkerMessage(j, e.i)
 			s.failJob(j, &pb.JobError{Index: e.i, Kind: pb.JobError_NO_WORKER, Message: msg})
 			break
 		}
@@ -506,6 +506,7 @@ func (s *Server) dropJob(j *srvJob) {
 		keep := w.proc[:0]
 		for _, r := range w.proc {
 			if r.j == j {
+				w.countPrio(j, -1)
 				if th := j.thief[r.i]; th != 0 {
 					w.stealOut--
 					s.byID[th].stealIn--
@@ -554,6 +555,10 @@ func (s *Server) handleClient(j *srvJob, m *pb.ClientMessage) {
 		if j.bytes > s.opts.MaxJobBytes {
 			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH,
 				Message: fmt.Sprintf("the job's task definitions pass %d bytes, the scheduler's limit per job (MaxJobBytes)", s.opts.MaxJobBytes)})
+			return
+		}
+		if err := s.placeMessage(j, m); err != nil {
+			s.failJob(j, &pb.JobError{Index: -1, Kind: pb.JobError_BAD_GRAPH, Message: err.Error()})
 			return
 		}
 		for _, d := range m.Tasks {
@@ -669,6 +674,11 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.prefixNames = make([]string, len(prefixes))
 	for p, id := range prefixes {
 		j.prefixNames[id] = p
+	}
+	s.placeRun(j, run)
+	if t, op := s.missingOp(j); t >= 0 {
+		s.failMissingOp(j, t, op)
+		return
 	}
 	var roots []int32
 	for i := range n {

@@ -46,6 +46,10 @@ type taskDefs struct {
 	resSig  map[string]int32 // formatResources of res[id] -> id
 	table   []int32          // task index + 1 by key hash; 0 is empty
 	seed    maphash.Seed
+	// Ops (constraints.go): TaskDef.place_op by task, nil while every
+	// one is 0; the nested ops of the few tasks that have some.
+	ops    []int32
+	nested map[int32][]int32
 }
 
 // arenaChunk is the size of the arena's chunks: appending never copies
@@ -118,7 +122,46 @@ func (d *taskDefs) add(def *pb.TaskDef) error {
 	if d.resID != nil {
 		d.resID = append(d.resID, id)
 	}
+	// Ops.
+	if d.ops == nil && def.PlaceOp != 0 {
+		d.ops = make([]int32, i, max(2*i, 16))
+	}
+	if d.ops != nil {
+		d.ops = append(d.ops, def.PlaceOp)
+	}
+	if len(def.PlaceNestedOps) > 0 {
+		if d.nested == nil {
+			d.nested = map[int32][]int32{}
+		}
+		d.nested[int32(i)] = def.PlaceNestedOps
+	}
 	return nil
+}
+
+// op returns task i's op, as 1 + its index in the job's op table; 0 for
+// none.
+func (d *taskDefs) op(i int32) int32 {
+	if d.ops == nil {
+		return 0
+	}
+	return d.ops[i]
+}
+
+// nestedOps returns the ops nested in task i's arguments, like op.
+func (d *taskDefs) nestedOps(i int32) []int32 {
+	if d.nested == nil {
+		return nil
+	}
+	return d.nested[i]
+}
+
+// resIndex returns the id of task i's resources among the job's distinct
+// ones; 0 for none.
+func (d *taskDefs) resIndex(i int32) int32 {
+	if d.resID == nil {
+		return 0
+	}
+	return d.resID[i]
 }
 
 // entry returns the chunk holding task i's entry and the entry's offset.

@@ -173,6 +173,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			Host:        host,
 		},
 	}
+	placeRegister(w.reg, opts)
 	w.cond = sync.NewCond(&w.mu)
 	w.store.buffers = w.buffers
 	for r, v := range opts.Resources {

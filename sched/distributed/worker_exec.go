@@ -45,6 +45,9 @@ type taskHeap []*task
 
 func (h taskHeap) Len() int { return len(h) }
 func (h taskHeap) Less(i, j int) bool {
+	if h[i].spec.PlacePriority != h[j].spec.PlacePriority {
+		return h[i].spec.PlacePriority > h[j].spec.PlacePriority // the job's: higher first
+	}
 	if h[i].spec.Priority != h[j].spec.Priority {
 		return h[i].spec.Priority < h[j].spec.Priority
 	}

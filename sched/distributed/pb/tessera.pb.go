@@ -45,16 +45,20 @@ const (
 	JobError_NO_WORKER     JobError_Kind = 2 // no connected worker has the task's resources
 	JobError_BAD_GRAPH     JobError_Kind = 3 // the job's graph is malformed (bad index, cycle)
 	JobError_INTERNAL      JobError_Kind = 4
+	// No connected worker has the op (JobError.place_op) of a task of
+	// the job: the workers run another binary.
+	JobError_PLACE_NO_OP JobError_Kind = 20
 )
 
 // Enum value maps for JobError_Kind.
 var (
 	JobError_Kind_name = map[int32]string{
-		0: "TASK",
-		1: "KILLED_WORKER",
-		2: "NO_WORKER",
-		3: "BAD_GRAPH",
-		4: "INTERNAL",
+		0:  "TASK",
+		1:  "KILLED_WORKER",
+		2:  "NO_WORKER",
+		3:  "BAD_GRAPH",
+		4:  "INTERNAL",
+		20: "PLACE_NO_OP",
 	}
 	JobError_Kind_value = map[string]int32{
 		"TASK":          0,
@@ -62,6 +66,7 @@ var (
 		"NO_WORKER":     2,
 		"BAD_GRAPH":     3,
 		"INTERNAL":      4,
+		"PLACE_NO_OP":   20,
 	}
 )
 
@@ -93,14 +98,20 @@ func (JobError_Kind) EnumDescriptor() ([]byte, []int) {
 }
 
 type Register struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`                                                                                       // for people: host:pid unless set
-	DataAddress   string                 `protobuf:"bytes,2,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`                                                      // host:port where peers dial Data
-	Nthreads      int32                  `protobuf:"varint,3,opt,name=nthreads,proto3" json:"nthreads,omitempty"`                                                                              // tasks it runs at once
-	Resources     map[string]float64     `protobuf:"bytes,4,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"` // e.g. GPU=1
-	MemoryLimit   int64                  `protobuf:"varint,5,opt,name=memory_limit,json=memoryLimit,proto3" json:"memory_limit,omitempty"`                                                     // bytes; 0: no limit
-	Pid           int32                  `protobuf:"varint,6,opt,name=pid,proto3" json:"pid,omitempty"`
-	Host          string                 `protobuf:"bytes,7,opt,name=host,proto3" json:"host,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`                                                                                       // for people: host:pid unless set
+	DataAddress string                 `protobuf:"bytes,2,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`                                                      // host:port where peers dial Data
+	Nthreads    int32                  `protobuf:"varint,3,opt,name=nthreads,proto3" json:"nthreads,omitempty"`                                                                              // tasks it runs at once
+	Resources   map[string]float64     `protobuf:"bytes,4,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"` // e.g. GPU=1
+	MemoryLimit int64                  `protobuf:"varint,5,opt,name=memory_limit,json=memoryLimit,proto3" json:"memory_limit,omitempty"`                                                     // bytes; 0: no limit
+	Pid         int32                  `protobuf:"varint,6,opt,name=pid,proto3" json:"pid,omitempty"`
+	Host        string                 `protobuf:"bytes,7,opt,name=host,proto3" json:"host,omitempty"`
+	// The ops it can run (graph.RegisteredOps): the scheduler places a task
+	// only on workers that have its op.
+	PlaceOps []string `protobuf:"bytes,20,rep,name=place_ops,json=placeOps,proto3" json:"place_ops,omitempty"`
+	// It shares its registry with the client (an in-process worker): it
+	// has every op the client can send; place_ops is then empty.
+	PlaceAllOps   bool `protobuf:"varint,21,opt,name=place_all_ops,json=placeAllOps,proto3" json:"place_all_ops,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -182,6 +193,20 @@ func (x *Register) GetHost() string {
 		return x.Host
 	}
 	return ""
+}
+
+func (x *Register) GetPlaceOps() []string {
+	if x != nil {
+		return x.PlaceOps
+	}
+	return nil
+}
+
+func (x *Register) GetPlaceAllOps() bool {
+	if x != nil {
+		return x.PlaceAllOps
+	}
+	return false
 }
 
 type Welcome struct {
@@ -309,13 +334,16 @@ func (x *Dep) GetJob() uint64 {
 
 // TaskSpec is a task sent to a worker to run.
 type TaskSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Job           uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Node          []byte                 `protobuf:"bytes,3,opt,name=node,proto3" json:"node,omitempty"`                                                                                       // graph.EncodeNode; literals and aliases too
-	Priority      int64                  `protobuf:"varint,4,opt,name=priority,proto3" json:"priority,omitempty"`                                                                              // lower runs first (optimize.Order)
-	Deps          []*Dep                 `protobuf:"bytes,5,rep,name=deps,proto3" json:"deps,omitempty"`                                                                                       // one per distinct key the node refers to
-	Resources     map[string]float64     `protobuf:"bytes,6,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"` // what it holds while running
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Job       uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"`
+	Key       string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Node      []byte                 `protobuf:"bytes,3,opt,name=node,proto3" json:"node,omitempty"`                                                                                       // graph.EncodeNode; literals and aliases too
+	Priority  int64                  `protobuf:"varint,4,opt,name=priority,proto3" json:"priority,omitempty"`                                                                              // lower runs first (optimize.Order)
+	Deps      []*Dep                 `protobuf:"bytes,5,rep,name=deps,proto3" json:"deps,omitempty"`                                                                                       // one per distinct key the node refers to
+	Resources map[string]float64     `protobuf:"bytes,6,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"` // what it holds while running
+	// The job's priority (Run.place_priority): higher runs first, before
+	// the task's own priority; 0 for most jobs.
+	PlacePriority int64 `protobuf:"varint,20,opt,name=place_priority,json=placePriority,proto3" json:"place_priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -390,6 +418,13 @@ func (x *TaskSpec) GetResources() map[string]float64 {
 		return x.Resources
 	}
 	return nil
+}
+
+func (x *TaskSpec) GetPlacePriority() int64 {
+	if x != nil {
+		return x.PlacePriority
+	}
+	return 0
 }
 
 type KeyRef struct {
@@ -1215,9 +1250,16 @@ type TaskDef struct {
 	// computed it and holds it): the task is not computed, its value is the
 	// session's; node and deps must be empty. A key the session does not
 	// hold is a bad graph.
-	Held          bool `protobuf:"varint,6,opt,name=held,proto3" json:"held,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Held bool `protobuf:"varint,6,opt,name=held,proto3" json:"held,omitempty"`
+	// The task's op, as 1 + its index in the job's op table
+	// (ClientMessage.place_ops); 0 for a node without one (a literal, an
+	// alias, a held key). The scheduler never decodes node, so the client
+	// names the op here.
+	PlaceOp int32 `protobuf:"varint,20,opt,name=place_op,json=placeOp,proto3" json:"place_op,omitempty"`
+	// Ops of tasks nested in its arguments (graph.Nested), the same way.
+	PlaceNestedOps []int32 `protobuf:"varint,21,rep,packed,name=place_nested_ops,json=placeNestedOps,proto3" json:"place_nested_ops,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *TaskDef) Reset() {
@@ -1292,6 +1334,20 @@ func (x *TaskDef) GetHeld() bool {
 	return false
 }
 
+func (x *TaskDef) GetPlaceOp() int32 {
+	if x != nil {
+		return x.PlaceOp
+	}
+	return 0
+}
+
+func (x *TaskDef) GetPlaceNestedOps() []int32 {
+	if x != nil {
+		return x.PlaceNestedOps
+	}
+	return nil
+}
+
 type Run struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Outputs []int32                `protobuf:"varint,1,rep,packed,name=outputs,proto3" json:"outputs,omitempty"` // task indices the client wants
@@ -1305,7 +1361,16 @@ type Run struct {
 	// Outputs (task indices, among outputs) that stay on the workers when
 	// the job ends, held for the session until it releases them. Needs a
 	// session.
-	Hold          []int32 `protobuf:"varint,6,rep,packed,name=hold,proto3" json:"hold,omitempty"`
+	Hold []int32 `protobuf:"varint,6,rep,packed,name=hold,proto3" json:"hold,omitempty"`
+	// Higher runs first, across the cluster's jobs (Dask's priority=):
+	// the job's tasks overtake queued tasks of jobs of lower priority in
+	// the scheduler's root queues and in the workers' queues.
+	PlacePriority int64 `protobuf:"varint,20,opt,name=place_priority,json=placePriority,proto3" json:"place_priority,omitempty"`
+	// The job's tasks run only on these workers (names, data addresses or
+	// hosts), or, with place_loose, preferably there (Dask's workers= and
+	// allow_other_workers=).
+	PlaceWorkers  []string `protobuf:"bytes,21,rep,name=place_workers,json=placeWorkers,proto3" json:"place_workers,omitempty"`
+	PlaceLoose    bool     `protobuf:"varint,22,opt,name=place_loose,json=placeLoose,proto3" json:"place_loose,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1382,6 +1447,27 @@ func (x *Run) GetHold() []int32 {
 	return nil
 }
 
+func (x *Run) GetPlacePriority() int64 {
+	if x != nil {
+		return x.PlacePriority
+	}
+	return 0
+}
+
+func (x *Run) GetPlaceWorkers() []string {
+	if x != nil {
+		return x.PlaceWorkers
+	}
+	return nil
+}
+
+func (x *Run) GetPlaceLoose() bool {
+	if x != nil {
+		return x.PlaceLoose
+	}
+	return false
+}
+
 // LostOutput: the client could not fetch an output from the address the
 // scheduler gave; the scheduler recomputes it and sends OutputReady again.
 type LostOutput struct {
@@ -1437,10 +1523,13 @@ func (x *LostOutput) GetAddress() string {
 }
 
 type ClientMessage struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tasks         []*TaskDef             `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"` // appended to the job's task list, in order
-	Run           *Run                   `protobuf:"bytes,2,opt,name=run,proto3" json:"run,omitempty"`     // set on the last message of the graph
-	Lost          []*LostOutput          `protobuf:"bytes,3,rep,name=lost,proto3" json:"lost,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tasks []*TaskDef             `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"` // appended to the job's task list, in order
+	Run   *Run                   `protobuf:"bytes,2,opt,name=run,proto3" json:"run,omitempty"`     // set on the last message of the graph
+	Lost  []*LostOutput          `protobuf:"bytes,3,rep,name=lost,proto3" json:"lost,omitempty"`
+	// Appended to the job's op table, which TaskDef.place_op indexes (the
+	// client sends the whole table in the first message).
+	PlaceOps      []string `protobuf:"bytes,20,rep,name=place_ops,json=placeOps,proto3" json:"place_ops,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1492,6 +1581,13 @@ func (x *ClientMessage) GetRun() *Run {
 func (x *ClientMessage) GetLost() []*LostOutput {
 	if x != nil {
 		return x.Lost
+	}
+	return nil
+}
+
+func (x *ClientMessage) GetPlaceOps() []string {
+	if x != nil {
+		return x.PlaceOps
 	}
 	return nil
 }
@@ -1645,8 +1741,10 @@ type JobError struct {
 	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"` // the task; -1 when none
 	Kind          JobError_Kind          `protobuf:"varint,2,opt,name=kind,proto3,enum=tessera.distributed.v1.JobError_Kind" json:"kind,omitempty"`
 	Failure       *Failure               `protobuf:"bytes,3,opt,name=failure,proto3" json:"failure,omitempty"`
-	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`                    // for kinds other than TASK
-	WorkerId      int32                  `protobuf:"varint,5,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"` // TASK: the worker where it failed; KILLED_WORKER: the last that died; 0 when none
+	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`                                // for kinds other than TASK
+	WorkerId      int32                  `protobuf:"varint,5,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`             // TASK: the worker where it failed; KILLED_WORKER: the last that died; 0 when none
+	PlaceOp       string                 `protobuf:"bytes,20,opt,name=place_op,json=placeOp,proto3" json:"place_op,omitempty"`                // PLACE_NO_OP: the op
+	PlaceWorkers  []string               `protobuf:"bytes,21,rep,name=place_workers,json=placeWorkers,proto3" json:"place_workers,omitempty"` // PLACE_NO_OP: the names of the connected workers
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1714,6 +1812,20 @@ func (x *JobError) GetWorkerId() int32 {
 		return x.WorkerId
 	}
 	return 0
+}
+
+func (x *JobError) GetPlaceOp() string {
+	if x != nil {
+		return x.PlaceOp
+	}
+	return ""
+}
+
+func (x *JobError) GetPlaceWorkers() []string {
+	if x != nil {
+		return x.PlaceWorkers
+	}
+	return nil
 }
 
 type WorkerInfo struct {
@@ -2182,7 +2294,7 @@ var File_tessera_proto protoreflect.FileDescriptor
 
 const file_tessera_proto_rawDesc = "" +
 	"\n" +
-	"\rtessera.proto\x12\x16tessera.distributed.v1\"\xb3\x02\n" +
+	"\rtessera.proto\x12\x16tessera.distributed.v1\"\xf4\x02\n" +
 	"\bRegister\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdata_address\x18\x02 \x01(\tR\vdataAddress\x12\x1a\n" +
@@ -2190,7 +2302,9 @@ const file_tessera_proto_rawDesc = "" +
 	"\tresources\x18\x04 \x03(\v2/.tessera.distributed.v1.Register.ResourcesEntryR\tresources\x12!\n" +
 	"\fmemory_limit\x18\x05 \x01(\x03R\vmemoryLimit\x12\x10\n" +
 	"\x03pid\x18\x06 \x01(\x05R\x03pid\x12\x12\n" +
-	"\x04host\x18\a \x01(\tR\x04host\x1a<\n" +
+	"\x04host\x18\a \x01(\tR\x04host\x12\x1b\n" +
+	"\tplace_ops\x18\x14 \x03(\tR\bplaceOps\x12\"\n" +
+	"\rplace_all_ops\x18\x15 \x01(\bR\vplaceAllOps\x1a<\n" +
 	"\x0eResourcesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"Z\n" +
@@ -2201,14 +2315,15 @@ const file_tessera_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1c\n" +
 	"\taddresses\x18\x02 \x03(\tR\taddresses\x12\x16\n" +
 	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\x12\x10\n" +
-	"\x03job\x18\x04 \x01(\x04R\x03job\"\x9c\x02\n" +
+	"\x03job\x18\x04 \x01(\x04R\x03job\"\xc3\x02\n" +
 	"\bTaskSpec\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
 	"\x04node\x18\x03 \x01(\fR\x04node\x12\x1a\n" +
 	"\bpriority\x18\x04 \x01(\x03R\bpriority\x12/\n" +
 	"\x04deps\x18\x05 \x03(\v2\x1b.tessera.distributed.v1.DepR\x04deps\x12M\n" +
-	"\tresources\x18\x06 \x03(\v2/.tessera.distributed.v1.TaskSpec.ResourcesEntryR\tresources\x1a<\n" +
+	"\tresources\x18\x06 \x03(\v2/.tessera.distributed.v1.TaskSpec.ResourcesEntryR\tresources\x12%\n" +
+	"\x0eplace_priority\x18\x14 \x01(\x03R\rplacePriority\x1a<\n" +
 	"\x0eResourcesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\",\n" +
@@ -2286,32 +2401,39 @@ const file_tessera_proto_rawDesc = "" +
 	"\amissing\x18\x04 \x03(\v2\".tessera.distributed.v1.MissingDepR\amissing\x12:\n" +
 	"\x06stolen\x18\x05 \x03(\v2\".tessera.distributed.v1.StealReplyR\x06stolen\x12?\n" +
 	"\theartbeat\x18\x06 \x01(\v2!.tessera.distributed.v1.HeartbeatR\theartbeat\x12;\n" +
-	"\breplicas\x18\a \x03(\v2\x1f.tessera.distributed.v1.ReplicaR\breplicas\"\xff\x01\n" +
+	"\breplicas\x18\a \x03(\v2\x1f.tessera.distributed.v1.ReplicaR\breplicas\"\xc4\x02\n" +
 	"\aTaskDef\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\fR\x04node\x12\x12\n" +
 	"\x04deps\x18\x03 \x03(\x05R\x04deps\x12\x1a\n" +
 	"\bpriority\x18\x04 \x01(\x03R\bpriority\x12L\n" +
 	"\tresources\x18\x05 \x03(\v2..tessera.distributed.v1.TaskDef.ResourcesEntryR\tresources\x12\x12\n" +
-	"\x04held\x18\x06 \x01(\bR\x04held\x1a<\n" +
+	"\x04held\x18\x06 \x01(\bR\x04held\x12\x19\n" +
+	"\bplace_op\x18\x14 \x01(\x05R\aplaceOp\x12(\n" +
+	"\x10place_nested_ops\x18\x15 \x03(\x05R\x0eplaceNestedOps\x1a<\n" +
 	"\x0eResourcesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x93\x01\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x80\x02\n" +
 	"\x03Run\x12\x18\n" +
 	"\aoutputs\x18\x01 \x03(\x05R\aoutputs\x12\x16\n" +
 	"\x06events\x18\x02 \x01(\bR\x06events\x12\x18\n" +
 	"\aretries\x18\x03 \x01(\x05R\aretries\x12\x12\n" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x12\x18\n" +
 	"\asession\x18\x05 \x01(\tR\asession\x12\x12\n" +
-	"\x04hold\x18\x06 \x03(\x05R\x04hold\"<\n" +
+	"\x04hold\x18\x06 \x03(\x05R\x04hold\x12%\n" +
+	"\x0eplace_priority\x18\x14 \x01(\x03R\rplacePriority\x12#\n" +
+	"\rplace_workers\x18\x15 \x03(\tR\fplaceWorkers\x12\x1f\n" +
+	"\vplace_loose\x18\x16 \x01(\bR\n" +
+	"placeLoose\"<\n" +
 	"\n" +
 	"LostOutput\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x18\n" +
-	"\aaddress\x18\x02 \x01(\tR\aaddress\"\xad\x01\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\"\xca\x01\n" +
 	"\rClientMessage\x125\n" +
 	"\x05tasks\x18\x01 \x03(\v2\x1f.tessera.distributed.v1.TaskDefR\x05tasks\x12-\n" +
 	"\x03run\x18\x02 \x01(\v2\x1b.tessera.distributed.v1.RunR\x03run\x126\n" +
-	"\x04lost\x18\x03 \x03(\v2\".tessera.distributed.v1.LostOutputR\x04lost\"\xa4\x01\n" +
+	"\x04lost\x18\x03 \x03(\v2\".tessera.distributed.v1.LostOutputR\x04lost\x12\x1b\n" +
+	"\tplace_ops\x18\x14 \x03(\tR\bplaceOps\"\xa4\x01\n" +
 	"\tTaskEvent\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1b\n" +
 	"\tworker_id\x18\x02 \x01(\x05R\bworkerId\x12&\n" +
@@ -2322,19 +2444,22 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1c\n" +
 	"\taddresses\x18\x02 \x03(\tR\taddresses\x12\x16\n" +
 	"\x06nbytes\x18\x03 \x01(\x03R\x06nbytes\x12\x10\n" +
-	"\x03job\x18\x04 \x01(\x04R\x03job\"\x9e\x02\n" +
+	"\x03job\x18\x04 \x01(\x04R\x03job\"\xef\x02\n" +
 	"\bJobError\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x129\n" +
 	"\x04kind\x18\x02 \x01(\x0e2%.tessera.distributed.v1.JobError.KindR\x04kind\x129\n" +
 	"\afailure\x18\x03 \x01(\v2\x1f.tessera.distributed.v1.FailureR\afailure\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x1b\n" +
-	"\tworker_id\x18\x05 \x01(\x05R\bworkerId\"O\n" +
+	"\tworker_id\x18\x05 \x01(\x05R\bworkerId\x12\x19\n" +
+	"\bplace_op\x18\x14 \x01(\tR\aplaceOp\x12#\n" +
+	"\rplace_workers\x18\x15 \x03(\tR\fplaceWorkers\"`\n" +
 	"\x04Kind\x12\b\n" +
 	"\x04TASK\x10\x00\x12\x11\n" +
 	"\rKILLED_WORKER\x10\x01\x12\r\n" +
 	"\tNO_WORKER\x10\x02\x12\r\n" +
 	"\tBAD_GRAPH\x10\x03\x12\f\n" +
-	"\bINTERNAL\x10\x04\"S\n" +
+	"\bINTERNAL\x10\x04\x12\x0f\n" +
+	"\vPLACE_NO_OP\x10\x14\"S\n" +
 	"\n" +
 	"WorkerInfo\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
