@@ -198,6 +198,10 @@ type srvJob struct {
 	retired  bool                // the client's stream ended; kept for held values
 	copies   map[int32][]int32   // workers asked to replicate a held value, until they report it
 	failure  *pb.JobError        // the error that ended the job, if any
+
+	// Keep-going jobs (server_futerr.go).
+	keepGoing bool                // Run.keep_going: a failure errs its subtree, not the job
+	causes    map[int32]*futCause // why each erred task erred; nil until one does
 }
 
 // linked reports whether t's value is another job's.
@@ -366,7 +370,7 @@ func (s *Server) lose(w *srvWorker, why string) {
 		}
 		j.suspicious[t]++
 		if int(j.suspicious[t]) >= s.opts.AllowedFailures {
-			s.failJob(j, &pb.JobError{
+			s.taskErred(j, &pb.JobError{
 				Index:    t,
 				Kind:     pb.JobError_KILLED_WORKER,
 				WorkerId: w.id,
@@ -408,7 +412,7 @@ func (s *Server) checkTimeouts(now time.Time) {
 	for _, j := range s.sortedJobs() {
 		j.noWorker = slices.DeleteFunc(j.noWorker, func(e noWorkerEntry) bool { return j.state[e.i] != tsNoWorker })
 		for _, e := range j.noWorker {
-			if now.Sub(e.since) <= s.opts.WorkerTimeout {
+			if j.state[e.i] != tsNoWorker || now.Sub(e.since) <= s.opts.WorkerTimeout {
 				continue
 			}
 			var msg string
@@ -418,8 +422,10 @@ func (s *Server) checkTimeouts(now time.Time) {
 			} else {
 				msg = fmt.Sprintf("no worker connected to run task %q (waited %v)", j.key(e.i), s.opts.WorkerTimeout)
 			}
-			s.failJob(j, &pb.JobError{Index: e.i, Kind: pb.JobError_NO_WORKER, Message: msg})
-			break
+			s.taskErred(j, &pb.JobError{Index: e.i, Kind: pb.JobError_NO_WORKER, Message: msg})
+			if j.over {
+				break
+			}
 		}
 	}
 	s.refill()
@@ -593,6 +599,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.name = run.Name
 	j.events = run.Events
 	j.retries = min(max(run.Retries, 0), MaxRetries)
+	j.keepGoing = run.KeepGoing
 	n := int32(j.ntasks())
 	bad := func(i int32, format string, args ...any) {
 		s.failJob(j, &pb.JobError{Index: i, Kind: pb.JobError_BAD_GRAPH, Message: fmt.Sprintf(format, args...)})
@@ -941,7 +948,8 @@ func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
 		failure = &pb.Failure{Message: "task failed without a reason"}
 	}
 	s.sawWorker(j, w)
-	s.failJob(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure, WorkerId: w.id})
+	j.state[t] = tsLimbo
+	s.taskErred(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure, WorkerId: w.id})
 }
 
 // missingDep: the worker could not fetch a dependency from the addresses
@@ -1044,8 +1052,18 @@ func (s *Server) recompute(j *srvJob, t int32) {
 	j.state[t] = tsLimbo
 	for _, d := range j.deps(t) {
 		j.need[d]++
+	}
+	// A dependency that erred (keep-going jobs) never comes back: t errs.
+	if c := j.erredDep(t); c != nil {
+		s.errSubtree(j, t, c)
+		return
+	}
+	for _, d := range j.deps(t) {
 		if j.state[d] == tsReleased {
 			s.recompute(j, d)
+			if j.state[t] == tsErred {
+				return // d erred, and t with it
+			}
 		}
 	}
 	// Counted after the recursion: a linked dependency may be back at
@@ -1066,10 +1084,17 @@ func (s *Server) recompute(j *srvJob, t int32) {
 // requeue places a task taken back from a worker (state limbo) again, or
 // makes it wait for dependencies no longer in memory.
 func (s *Server) requeue(j *srvJob, t int32) {
+	if c := j.erredDep(t); c != nil {
+		s.errSubtree(j, t, c) // keep-going jobs: it never comes back
+		return
+	}
 	for _, d := range j.deps(t) {
 		if j.state[d] == tsReleased {
 			// Still needed by t, so it must come back.
 			s.recompute(j, d)
+			if j.state[t] == tsErred {
+				return // d erred, and t with it
+			}
 		}
 	}
 	n := int32(0)
