@@ -742,7 +742,8 @@ func (c *Client) closeSession() {
 }
 
 // Gather waits for fs and fetches their values from the workers, in
-// order. The first failed Future's error is returned.
+// order. The first failed Future's error (in the order of fs) is
+// returned; GatherSkip leaves failed Futures out instead.
 //
 // The values are fetched from where they were held, straight away; when
 // that fails (a worker left, and a value lives elsewhere now, or is
@@ -821,6 +822,8 @@ func (c *Client) gatherDirect(ctx context.Context, fs []*Future) ([]any, bool) {
 }
 
 // Wait waits until every Future is done (held or failed), or ctx ends.
+// It returns only ctx's error, as Dask's wait raises nothing for erred
+// futures: a Future's own outcome is its Err (or Gather's error).
 func (c *Client) Wait(ctx context.Context, fs ...*Future) error {
 	for _, f := range fs {
 		select {

@@ -35,7 +35,7 @@ const (
 	tsProcessing              // sent to worker proc[i]
 	tsMemory                  // its value is held by who[i]
 	tsReleased                // its value was dropped (not needed any more, or lost)
-	tsErred                   // failed for good; the job is over
+	tsErred                   // failed for good: the job is over, or (keep-going, server_futerr.go) it never runs
 	tsLimbo                   // transient, while a task is taken back from a worker
 )
 
