@@ -67,6 +67,23 @@ func DecodeNode(b []byte) (Node, error) {
 	return n, nil
 }
 
+// WireOpName returns the op name of a task node in its wire form
+// (EncodeNode) without decoding the node or looking the op up: a
+// scheduler that forwards nodes unread names a failing task's op with it.
+// It reports false for another kind of node or bytes too short to hold a
+// name.
+func WireOpName(b []byte) (string, bool) {
+	if len(b) == 0 || Kind(b[0]) != KindTask {
+		return "", false
+	}
+	d := wireDecoder{b: b[1:]}
+	name := d.bytes()
+	if d.err != nil || len(name) == 0 {
+		return "", false
+	}
+	return string(name), true
+}
+
 func validResource(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
 
 func appendWireString(dst []byte, s string) []byte {

@@ -75,6 +75,35 @@ func TestNodeWireErrors(t *testing.T) {
 	}
 }
 
+// WireOpName reads the op name of every task node's wire form as
+// DecodeNode does, reports false for other kinds, and never panics on a
+// prefix.
+func TestWireOpName(t *testing.T) {
+	for i, n := range wireNodes(t) {
+		b, err := EncodeNode(nil, &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, ok := WireOpName(b)
+		want := n.Kind == KindTask
+		if ok != want || (want && name != n.Op.Name()) {
+			t.Errorf("node %d (%v): WireOpName = %q, %v; want %q, %v", i, n.Kind, name, ok, opNameOf(n), want)
+		}
+		for k := 0; k < len(b); k++ {
+			if name, ok := WireOpName(b[:k]); ok && name != n.Op.Name() {
+				t.Errorf("node %d: prefix of %d bytes names op %q", i, k, name)
+			}
+		}
+	}
+}
+
+func opNameOf(n Node) string {
+	if n.Kind == KindTask {
+		return n.Op.Name()
+	}
+	return ""
+}
+
 func FuzzDecodeNode(f *testing.F) {
 	for _, n := range wireNodes(f) {
 		b, err := EncodeNode(nil, &n)

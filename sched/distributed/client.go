@@ -266,7 +266,9 @@ type job struct {
 
 	// A job of Futures (futures.go): its outputs stay on the workers,
 	// held for the session, and are not fetched; onReady is called for
-	// each as it is held, onStart at the job's first event.
+	// each as it is held, onStart at the job's first event. With onErred
+	// the job keeps going (Run.keep_going, futerr.go): an output that
+	// will not be computed is settled with its error.
 	hold    bool
 	onStart func()
 	onReady func(t int32, where source)
@@ -274,6 +276,7 @@ type job struct {
 	// lateOpsOK: ops registered after package initialization may be
 	// sent (Client.lateOpsOK); otherwise encode refuses them.
 	lateOpsOK bool
+	onErred   func(t int32, err error)
 }
 
 type outputState uint8
@@ -739,6 +742,13 @@ func (r *jobRun) onEvent(ev *pb.ClientEvent) error {
 	for _, a := range order {
 		r.startFetch(a, byAddr[a])
 	}
+	// Outputs that will not be computed (keep-going jobs), after those
+	// ready: an output held first and erred later stays held.
+	for _, fe := range ev.Erred {
+		if err := r.outputErred(fe); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -869,19 +879,7 @@ func (j *job) jobError(je *pb.JobError) error {
 		if f == nil {
 			f = &pb.Failure{Message: je.Message}
 		}
-		var cause error
-		if f.Panic {
-			cause = &sched.PanicError{Value: f.PanicValue, Stack: f.Stack}
-		} else {
-			re := &RemoteError{Message: f.Message}
-			if f.Sentinel != "" {
-				if s, ok := graph.LookupError(f.Sentinel); ok {
-					re.Sentinel = s
-				}
-			}
-			cause = re
-		}
-		err := &sched.TaskError{Key: key, Op: opName(nd), Err: cause}
+		err := &sched.TaskError{Key: key, Op: opName(nd), Err: failureCause(f)}
 		if j.events && !j.finished[j.byPrio[je.Index]] {
 			w := int(je.WorkerId)
 			if w <= 0 {

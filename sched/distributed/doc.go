@@ -51,7 +51,8 @@
 //     the task would wait;
 //   - recomputes, from the graph (lineage), values lost with a worker, and
 //     reruns the tasks that were running there; a task that was running on
-//     AllowedFailures workers that died is the job's error;
+//     AllowedFailures workers that died is the job's error (or, in a job
+//     of Futures, that task's and its dependents');
 //   - releases a value on its workers when no task of the job needs it.
 //
 // # Futures and values that stay on the cluster
@@ -89,13 +90,26 @@
 // Persist (sched.Persister, used by chunkarray's and delayed's Persist)
 // returns nodes that stand for held values: later computations on the
 // same client read them on the workers, and nothing moves through the
-// client. Each Submit or Map is one job, which fails as a whole on the
-// scheduler: the failing task's Future gets the task's error, the job's
-// other unfinished Futures ErrJobFailed. The per-call options of Submit
-// and Map are Retries, Resources, WithKey, Workers (with
-// AllowOtherWorkers, a preference) and Priority, which orders jobs
-// across the cluster: a high-priority call's tasks overtake the queued
-// tasks of earlier calls, on the scheduler and in the workers' queues.
+// client. Each Submit, Map or Persist is one job, which keeps going on
+// the scheduler past a failing task (Run.keep_going): a task's final
+// failure (after its retries; a task that killed AllowedFailures workers;
+// no worker for its resources) errs that task and its unrun dependents,
+// which never run and release their dependencies as if they had, and each
+// erred output is reported to the client (ClientEvent.erred); the job's
+// other tasks run on, and it ends when every output is held or erred. So
+// each Future succeeds or fails on its own: a failed task's Future gets
+// its *sched.TaskError, a Future depending on it an error wrapping
+// ErrDependencyFailed and that same TaskError (the failed task's key), as
+// Dask gives a dependent its dependency's exception; so does a later job
+// whose task links to an erred held key. Wait waits for outcomes without
+// returning them; Gather and Result return the first error, GatherSkip
+// the values of the Futures that hold one (Dask's errors="skip").
+// Compute (Get) does not keep going: it fails at the first failure. The
+// per-call options of Submit and Map are Retries, Resources, WithKey,
+// Workers (with AllowOtherWorkers, a preference) and Priority, which
+// orders jobs across the cluster: a high-priority call's tasks overtake
+// the queued tasks of earlier calls, on the scheduler and in the workers'
+// queues.
 //
 // # Retiring workers
 //

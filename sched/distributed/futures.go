@@ -31,10 +31,14 @@ import (
 // the session; a Future passed as an argument is a key the job marks held
 // (TaskDef.held), which the workers fetch from its holders, never through
 // the client. A job ends, and the scheduler retires it with its held
-// values, once every output is in memory; a job whose keys are all
-// released before that is cancelled. A job fails as a whole on the
-// scheduler: its failing task's Future gets the task's error and the
-// job's other unfinished Futures an error naming it (ErrJobFailed).
+// values, once every output is held or erred; a job whose keys are all
+// released before that is cancelled. A task that fails for good errs
+// only its own Future and those of the keys that depend on it (the job
+// keeps going on the scheduler: futerr.go, server_futerr.go); a Future
+// argument that failed before its job was sent errs the keys depending
+// on it at once, and they are not sent. Only a failure of the job itself
+// (the connection, a bad graph) fails all its unfinished Futures, with
+// an error naming it (ErrJobFailed).
 
 // ErrCancelled is the error of a Future cancelled before its value was
 // ready.
@@ -63,6 +67,7 @@ type futState struct {
 	where   source        // where the value was when it was held, set before done closes
 	job     *futJob
 	watch   []func() // called when done closes; guarded by Client.fmu
+	local   bool     // failed in the client (pruneFailed): never held on the cluster, nothing to release
 }
 
 // futJob is the job computing some keys.
@@ -70,12 +75,12 @@ type futJob struct {
 	states []*futState
 	live   int // states with Futures; guarded by Client.fmu
 	cancel context.CancelFunc
-	ready  int  // keys held so far
+	ready  int  // keys held or erred so far
 	over   bool // the job ended
 	held   bool // it ended cleanly: the scheduler holds its keys until released
 }
 
-// ending reports whether every key of j is held: the job is ending
+// ending reports whether every key of j is held or erred: the job is ending
 // cleanly, and the scheduler may have retired it already, so cancelling
 // it (its stream) would not drop what it holds; the job's end releases
 // the keys released meanwhile instead.
@@ -223,7 +228,7 @@ func (c *Client) unrefLocked(st *futState) (release bool, cancel context.CancelF
 	}
 	j.live--
 	if j.over {
-		return j.held, nil
+		return j.held && !st.local, nil
 	}
 	if j.live == 0 && !j.ending() {
 		return false, j.cancel
@@ -516,7 +521,7 @@ func (c *Client) runFutures(ctx context.Context, g *graph.Graph, want []graph.Ke
 			st.err = futureError(err, st.key)
 			c.finishLocked(st)
 		}
-		if st.refs == 0 {
+		if st.refs == 0 && !st.local {
 			released = append(released, st.key) // cancelled meanwhile
 		}
 	}
@@ -542,8 +547,11 @@ func futureError(err error, key graph.Key) error {
 
 // holdJob sends the job computing want (outputs held for the session)
 // once the jobs of its Future arguments run on the scheduler, and waits
-// until every output is held.
+// until every output is held or erred. Keys that depend on an argument
+// that failed meanwhile fail at once and are not sent; the job keeps
+// going past a failing task (Run.keep_going).
 func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, fj *futJob, args []*Future, cfg submitConfig) error {
+	var failed map[graph.Key]error
 	for _, a := range args {
 		select {
 		case <-a.st.started:
@@ -551,7 +559,23 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 			return ctx.Err()
 		}
 		if err := a.Err(); err != nil {
-			return fmt.Errorf("distributed: argument %s: %w", a.st.key, err)
+			if failed == nil {
+				failed = map[graph.Key]error{}
+			}
+			failed[a.st.key] = err
+		}
+	}
+	byKey := make(map[graph.Key]*futState, len(fj.states))
+	for _, st := range fj.states {
+		byKey[st.key] = st
+	}
+	if len(failed) > 0 {
+		var err error
+		if want, err = c.pruneFailed(g, want, failed, byKey); err != nil {
+			return err
+		}
+		if len(want) == 0 {
+			return nil
 		}
 	}
 	name, err := c.session(ctx)
@@ -571,13 +595,13 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 	j.onStart = func() {
 		c.fmu.Lock()
 		for _, st := range fj.states {
-			close(st.started)
+			select {
+			case <-st.started:
+			default:
+				close(st.started)
+			}
 		}
 		c.fmu.Unlock()
-	}
-	byKey := make(map[graph.Key]*futState, len(fj.states))
-	for _, st := range fj.states {
-		byKey[st.key] = st
 	}
 	j.onReady = func(t int32, where source) {
 		k := j.g.Key(int(j.byPrio[t]))
@@ -586,6 +610,20 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 			st.where = where
 			fj.ready++
 			c.finishLocked(st)
+		}
+		c.fmu.Unlock()
+	}
+	j.onErred = func(t int32, err error) {
+		k := j.g.Key(int(j.byPrio[t]))
+		c.fmu.Lock()
+		if st := byKey[k]; st != nil {
+			fj.ready++
+			select {
+			case <-st.done: // cancelled meanwhile
+			default:
+				st.err = err
+				c.finishLocked(st)
+			}
 		}
 		c.fmu.Unlock()
 	}
@@ -598,6 +636,7 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 	enc.run.PlacePriority = cfg.priority
 	enc.run.PlaceWorkers = cfg.workers
 	enc.run.PlaceLoose = cfg.loose
+	enc.run.KeepGoing = true
 	return c.run(ctx, j, enc)
 }
 
@@ -711,7 +750,8 @@ func (c *Client) closeSession() {
 }
 
 // Gather waits for fs and fetches their values from the workers, in
-// order. The first failed Future's error is returned.
+// order. The first failed Future's error (in the order of fs) is
+// returned; GatherSkip leaves failed Futures out instead.
 //
 // The values are fetched from where they were held, straight away; when
 // that fails (a worker left, and a value lives elsewhere now, or is
@@ -790,6 +830,8 @@ func (c *Client) gatherDirect(ctx context.Context, fs []*Future) ([]any, bool) {
 }
 
 // Wait waits until every Future is done (held or failed), or ctx ends.
+// It returns only ctx's error, as Dask's wait raises nothing for erred
+// futures: a Future's own outcome is its Err (or Gather's error).
 func (c *Client) Wait(ctx context.Context, fs ...*Future) error {
 	for _, f := range fs {
 		select {

@@ -47,6 +47,11 @@ type simServer struct {
 	// retiring worker was processing when it began to retire.
 	retiring []*retirement
 	retSnap  map[int32]map[taskRef]bool
+	// erred[j][o]: the client was sent a FutErred for output o (keep-going
+	// jobs); erredTasks[j][t]: task t was seen erred (final: never sent
+	// to a worker again).
+	erred      map[*srvJob]map[int32]bool
+	erredTasks map[*srvJob]map[int32]bool
 }
 
 // simSession is a fake worker's session: what the scheduler sent it.
@@ -94,9 +99,11 @@ func newSimServer(allowedFailures int) *simServer {
 			roots:    make(map[string]*rootQueue),
 			started:  time.Now(),
 		},
-		log:       el,
-		now:       time.Now(),
-		announced: map[*srvJob]map[int32]bool{},
+		log:        el,
+		now:        time.Now(),
+		announced:  map[*srvJob]map[int32]bool{},
+		erred:      map[*srvJob]map[int32]bool{},
+		erredTasks: map[*srvJob]map[int32]bool{},
 	}
 }
 
@@ -268,6 +275,11 @@ func (ss *simServer) drain() error {
 			continue
 		}
 		for _, spec := range m.Compute {
+			if j := s.jobs[spec.Job]; j != nil && j.run {
+				if t, ok := j.lookupKey(spec.Key); ok && (j.state[t] == tsErred || ss.erredTasks[j][t]) && !forgedFailure(j, t, sess.w.id) {
+					return fmt.Errorf("task %q of job %d, erred, sent to worker %d", spec.Key, spec.Job, sess.w.id)
+				}
+			}
 			for _, d := range spec.Deps {
 				// Only a task whose dependencies are in memory is sent.
 				if len(d.Addresses) == 0 {
@@ -312,10 +324,16 @@ func (ss *simServer) drain() error {
 			if len(o.Addresses) == 0 {
 				return fmt.Errorf("job %d: OutputReady for %q at no address", j.id, j.key(o.Index))
 			}
+			if ss.erred[j][o.Index] {
+				return fmt.Errorf("job %d: OutputReady for %q, reported erred before", j.id, j.key(o.Index))
+			}
 			if ss.announced[j] == nil {
 				ss.announced[j] = map[int32]bool{}
 			}
 			ss.announced[j][o.Index] = true
+		}
+		if err := ss.drainErred(j, ev); err != nil {
+			return err
 		}
 	}
 	// An output in memory has been announced; one that left memory must
@@ -329,6 +347,9 @@ func (ss *simServer) drain() error {
 				delete(ss.announced[j], o)
 			} else if !ss.announced[j][o] {
 				return fmt.Errorf("job %d: output %q is in memory but the client was not told", j.id, j.key(o))
+			}
+			if j.state[o] == tsErred && !ss.erred[j][o] {
+				return fmt.Errorf("job %d: output %q erred but the client was not told", j.id, j.key(o))
 			}
 		}
 	}
@@ -570,14 +591,19 @@ func checkServer(s *Server) error {
 // counts of steals asked for (stealIn) and of held root values (held).
 func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 	n := j.ntasks()
-	finished := func(st uint8) bool { return st == tsMemory || st == tsReleased }
+	// An erred task (keep-going jobs) counts as finished for its
+	// dependencies' need: it never runs.
+	finished := func(st uint8) bool { return st == tsMemory || st == tsReleased || st == tsErred }
 	active := 0
 	for t := range n {
 		t := int32(t)
 		st := j.state[t]
 		key := j.key(t)
-		if st == tsLimbo || st == tsErred {
+		if st == tsLimbo || (st == tsErred && !j.keepGoing) {
 			return fmt.Errorf("task %q is in limbo or erred (state %d) between events in a running job", key, st)
+		}
+		if err := checkErred(j, t); err != nil {
+			return err
 		}
 		if (st == tsProcessing) != (j.proc[t] != 0) {
 			return fmt.Errorf("task %q is %s with proc %d", key, stateNames[st], j.proc[t])
@@ -650,6 +676,9 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 			if src.j.state[src.i] == tsMemory {
 				return fmt.Errorf("linked task %q waits, but its source in job %d is in memory", key, src.j.id)
 			}
+			if src.j.state[src.i] == tsErred {
+				return fmt.Errorf("linked task %q waits, but its source in job %d erred", key, src.j.id)
+			}
 		} else if st == tsWaiting {
 			missing := int32(0)
 			for _, d := range j.deps(t) {
@@ -687,7 +716,7 @@ func checkJob(s *Server, j *srvJob, stealIn, held []int) error {
 	// worker (checked above for memory): it is waiting only for its client.
 	if active == 0 {
 		for _, o := range j.outputs {
-			if j.isOut[o] && j.state[o] != tsMemory {
+			if j.isOut[o] && j.state[o] != tsMemory && j.state[o] != tsErred {
 				return fmt.Errorf("nothing runs, but output %q is %s", j.key(o), stateNames[j.state[o]])
 			}
 		}
@@ -753,7 +782,7 @@ func (f *fuzzReader) graph() ([]*pb.TaskDef, *pb.Run) {
 		}
 		defs[i] = d
 	}
-	r := &pb.Run{Retries: int32(f.n(3)), Events: f.n(2) == 0}
+	r := &pb.Run{Retries: int32(f.n(3)), Events: f.n(2) == 0, KeepGoing: f.n(2) == 0}
 	for range 1 + f.n(3) {
 		o := int32(n - 1 - f.n(n))
 		// Now and then the same output twice: harmless, and allowed.
@@ -1052,7 +1081,7 @@ func (ss *simServer) settle(t testing.TB, trail []func() string) {
 			if !j.isOut[o] {
 				continue // a retired job's output that nobody holds
 			}
-			if j.state[o] != tsMemory {
+			if j.state[o] != tsMemory && !(j.keepGoing && j.state[o] == tsErred && (ss.erred[j][o] || j.ended)) {
 				var st []string
 				for i := range int32(j.ntasks()) {
 					st = append(st, fmt.Sprintf("%s:%s@%d", j.key(i), stateNames[j.state[i]], j.proc[i]))
@@ -1064,6 +1093,14 @@ func (ss *simServer) settle(t testing.TB, trail []func() string) {
 				}
 				t.Fatalf("after:%s\nand settling, job %d's output %q is %s: %v", b.String(), j.id, j.key(o), stateNames[j.state[o]], st)
 			}
+		}
+		if err := settledJob(j); err != nil {
+			var b strings.Builder
+			for _, e := range trail {
+				b.WriteString("\n\t")
+				b.WriteString(e())
+			}
+			t.Fatalf("after:%s\nand settling, job %d: %v", b.String(), j.id, err)
 		}
 	}
 }

@@ -298,6 +298,10 @@ func (s *Server) linkWait(j *srvJob, u int32) {
 			Message: fmt.Sprintf("held key %q: the job that computes it (job %d) failed or ended", j.key(u), src.j.id)})
 		return
 	}
+	if src.j.state[src.i] == tsErred {
+		s.linkErred(j, u, src.j.causes[src.i]) // server_futerr.go
+		return
+	}
 	j.state[u] = tsWaiting
 	if src.j.state[src.i] == tsMemory {
 		s.linkReady(j, u)
@@ -334,7 +338,7 @@ func (s *Server) failLinks(j *srvJob) {
 	slices.Sort(ts)
 	for _, t := range ts {
 		for _, l := range j.linkedBy[t] {
-			if l.j.over || l.j.state[l.i] == tsReleased {
+			if l.j.over || l.j.state[l.i] == tsReleased || l.j.state[l.i] == tsErred {
 				continue
 			}
 			e := &pb.JobError{Index: l.i, Kind: pb.JobError_INTERNAL,
@@ -342,7 +346,7 @@ func (s *Server) failLinks(j *srvJob) {
 			if f := j.failure; f != nil && f.Index == t && f.Kind == pb.JobError_TASK {
 				e = &pb.JobError{Index: l.i, Kind: pb.JobError_TASK, Failure: f.Failure, WorkerId: f.WorkerId}
 			}
-			s.failJob(l.j, e)
+			s.linkFailed(l.j, l.i, e, sourceCause(j, t, l.j.key(l.i), e))
 		}
 	}
 	// The session forgets what j held.
@@ -389,7 +393,7 @@ func (s *Server) sourceCheck(ref taskRef) {
 // value (it is not released there).
 func (s *Server) linkNeeded(j *srvJob, t int32) bool {
 	for _, l := range j.linkedBy[t] {
-		if !l.j.over && l.j.state[l.i] != tsReleased {
+		if !l.j.over && l.j.state[l.i] != tsReleased && l.j.state[l.i] != tsErred {
 			return true
 		}
 	}

@@ -35,7 +35,7 @@ const (
 	tsProcessing              // sent to worker proc[i]
 	tsMemory                  // its value is held by who[i]
 	tsReleased                // its value was dropped (not needed any more, or lost)
-	tsErred                   // failed for good; the job is over
+	tsErred                   // failed for good: the job is over, or (keep-going, server_futerr.go) it never runs
 	tsLimbo                   // transient, while a task is taken back from a worker
 )
 
@@ -202,6 +202,10 @@ type srvJob struct {
 	failure  *pb.JobError        // the error that ended the job, if any
 
 	pl jobPlace // ops, restriction, priority (constraints.go)
+
+	// Keep-going jobs (server_futerr.go).
+	keepGoing bool                // Run.keep_going: a failure errs its subtree, not the job
+	causes    map[int32]*futCause // why each erred task erred; nil until one does
 }
 
 // linked reports whether t's value is another job's.
@@ -372,7 +376,7 @@ func (s *Server) lose(w *srvWorker, why string) {
 		}
 		j.suspicious[t]++
 		if int(j.suspicious[t]) >= s.opts.AllowedFailures {
-			s.failJob(j, &pb.JobError{
+			s.taskErred(j, &pb.JobError{
 				Index:    t,
 				Kind:     pb.JobError_KILLED_WORKER,
 				WorkerId: w.id,
@@ -414,12 +418,14 @@ func (s *Server) checkTimeouts(now time.Time) {
 	for _, j := range s.sortedJobs() {
 		j.noWorker = slices.DeleteFunc(j.noWorker, func(e noWorkerEntry) bool { return j.state[e.i] != tsNoWorker })
 		for _, e := range j.noWorker {
-			if now.Sub(e.since) <= s.opts.WorkerTimeout {
+			if j.state[e.i] != tsNoWorker || now.Sub(e.since) <= s.opts.WorkerTimeout {
 				continue
 			}
 			msg := s.noWorkerMessage(j, e.i)
-			s.failJob(j, &pb.JobError{Index: e.i, Kind: pb.JobError_NO_WORKER, Message: msg})
-			break
+			s.taskErred(j, &pb.JobError{Index: e.i, Kind: pb.JobError_NO_WORKER, Message: msg})
+			if j.over {
+				break
+			}
 		}
 	}
 	s.refill()
@@ -598,6 +604,7 @@ func (s *Server) startJob(j *srvJob, run *pb.Run) {
 	j.name = run.Name
 	j.events = run.Events
 	j.retries = min(max(run.Retries, 0), MaxRetries)
+	j.keepGoing = run.KeepGoing
 	n := int32(j.ntasks())
 	bad := func(i int32, format string, args ...any) {
 		s.failJob(j, &pb.JobError{Index: i, Kind: pb.JobError_BAD_GRAPH, Message: fmt.Sprintf(format, args...)})
@@ -951,7 +958,8 @@ func (s *Server) taskFailed(w *srvWorker, f *pb.TaskFailed) {
 		failure = &pb.Failure{Message: "task failed without a reason"}
 	}
 	s.sawWorker(j, w)
-	s.failJob(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure, WorkerId: w.id})
+	j.state[t] = tsLimbo
+	s.taskErred(j, &pb.JobError{Index: t, Kind: pb.JobError_TASK, Failure: failure, WorkerId: w.id})
 }
 
 // missingDep: the worker could not fetch a dependency from the addresses
@@ -1054,8 +1062,18 @@ func (s *Server) recompute(j *srvJob, t int32) {
 	j.state[t] = tsLimbo
 	for _, d := range j.deps(t) {
 		j.need[d]++
+	}
+	// A dependency that erred (keep-going jobs) never comes back: t errs.
+	if c := j.erredDep(t); c != nil {
+		s.errSubtree(j, t, c)
+		return
+	}
+	for _, d := range j.deps(t) {
 		if j.state[d] == tsReleased {
 			s.recompute(j, d)
+			if j.state[t] == tsErred {
+				return // d erred, and t with it
+			}
 		}
 	}
 	// Counted after the recursion: a linked dependency may be back at
@@ -1076,10 +1094,17 @@ func (s *Server) recompute(j *srvJob, t int32) {
 // requeue places a task taken back from a worker (state limbo) again, or
 // makes it wait for dependencies no longer in memory.
 func (s *Server) requeue(j *srvJob, t int32) {
+	if c := j.erredDep(t); c != nil {
+		s.errSubtree(j, t, c) // keep-going jobs: it never comes back
+		return
+	}
 	for _, d := range j.deps(t) {
 		if j.state[d] == tsReleased {
 			// Still needed by t, so it must come back.
 			s.recompute(j, d)
+			if j.state[t] == tsErred {
+				return // d erred, and t with it
+			}
 		}
 	}
 	n := int32(0)

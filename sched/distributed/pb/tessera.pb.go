@@ -1369,8 +1369,14 @@ type Run struct {
 	// The job's tasks run only on these workers (names, data addresses or
 	// hosts), or, with place_loose, preferably there (Dask's workers= and
 	// allow_other_workers=).
-	PlaceWorkers  []string `protobuf:"bytes,21,rep,name=place_workers,json=placeWorkers,proto3" json:"place_workers,omitempty"`
-	PlaceLoose    bool     `protobuf:"varint,22,opt,name=place_loose,json=placeLoose,proto3" json:"place_loose,omitempty"`
+	PlaceWorkers []string `protobuf:"bytes,21,rep,name=place_workers,json=placeWorkers,proto3" json:"place_workers,omitempty"`
+	PlaceLoose   bool     `protobuf:"varint,22,opt,name=place_loose,json=placeLoose,proto3" json:"place_loose,omitempty"`
+	// A task's final failure (after retries; KILLED_WORKER; NO_WORKER) errs
+	// that task and its unfinished dependents in the job instead of ending
+	// it: they are never run, each erred output is reported
+	// (ClientEvent.erred), and the job goes on for the others. Jobs of
+	// Futures set it; Compute fails at the first failure.
+	KeepGoing     bool `protobuf:"varint,30,opt,name=keep_going,json=keepGoing,proto3" json:"keep_going,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1464,6 +1470,13 @@ func (x *Run) GetPlaceWorkers() []string {
 func (x *Run) GetPlaceLoose() bool {
 	if x != nil {
 		return x.PlaceLoose
+	}
+	return false
+}
+
+func (x *Run) GetKeepGoing() bool {
+	if x != nil {
+		return x.KeepGoing
 	}
 	return false
 }
@@ -1896,6 +1909,7 @@ type ClientEvent struct {
 	Error         *JobError              `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`                          // final: the job is over
 	Workers       []*WorkerInfo          `protobuf:"bytes,5,rep,name=workers,proto3" json:"workers,omitempty"`                      // workers that ran tasks of this job, when first seen
 	LostPeers     []string               `protobuf:"bytes,6,rep,name=lost_peers,json=lostPeers,proto3" json:"lost_peers,omitempty"` // data addresses of workers lost: abandon fetches from them (LostOutput)
+	Erred         []*FutErred            `protobuf:"bytes,30,rep,name=erred,proto3" json:"erred,omitempty"`                         // outputs of a keep-going job that will not be computed
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1972,6 +1986,84 @@ func (x *ClientEvent) GetLostPeers() []string {
 	return nil
 }
 
+func (x *ClientEvent) GetErred() []*FutErred {
+	if x != nil {
+		return x.Erred
+	}
+	return nil
+}
+
+// FutErred: an output of a keep-going job (Run.keep_going) is not
+// computed: its task failed for good, or a task it depends on did (in
+// this job, or in the job computing a held key it links to).
+type FutErred struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"` // the output (task index)
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`      // the task that failed: the output's own key, or a dependency's
+	Op            string                 `protobuf:"bytes,3,opt,name=op,proto3" json:"op,omitempty"`        // that task's op name, when the scheduler can read it from its node
+	Error         *JobError              `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`  // the failure; its index is -1 (key names the task)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FutErred) Reset() {
+	*x = FutErred{}
+	mi := &file_tessera_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FutErred) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FutErred) ProtoMessage() {}
+
+func (x *FutErred) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FutErred.ProtoReflect.Descriptor instead.
+func (*FutErred) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *FutErred) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *FutErred) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *FutErred) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *FutErred) GetError() *JobError {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 // SessionMessage is what a client sends on its session.
 type SessionMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1983,7 +2075,7 @@ type SessionMessage struct {
 
 func (x *SessionMessage) Reset() {
 	*x = SessionMessage{}
-	mi := &file_tessera_proto_msgTypes[23]
+	mi := &file_tessera_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1995,7 +2087,7 @@ func (x *SessionMessage) String() string {
 func (*SessionMessage) ProtoMessage() {}
 
 func (x *SessionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[23]
+	mi := &file_tessera_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2008,7 +2100,7 @@ func (x *SessionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionMessage.ProtoReflect.Descriptor instead.
 func (*SessionMessage) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{23}
+	return file_tessera_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SessionMessage) GetRelease() []string {
@@ -2034,7 +2126,7 @@ type SessionEvent struct {
 
 func (x *SessionEvent) Reset() {
 	*x = SessionEvent{}
-	mi := &file_tessera_proto_msgTypes[24]
+	mi := &file_tessera_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2046,7 +2138,7 @@ func (x *SessionEvent) String() string {
 func (*SessionEvent) ProtoMessage() {}
 
 func (x *SessionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[24]
+	mi := &file_tessera_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2059,7 +2151,7 @@ func (x *SessionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
 func (*SessionEvent) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{24}
+	return file_tessera_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SessionEvent) GetSession() string {
@@ -2080,7 +2172,7 @@ type RetireRequest struct {
 
 func (x *RetireRequest) Reset() {
 	*x = RetireRequest{}
-	mi := &file_tessera_proto_msgTypes[25]
+	mi := &file_tessera_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2092,7 +2184,7 @@ func (x *RetireRequest) String() string {
 func (*RetireRequest) ProtoMessage() {}
 
 func (x *RetireRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[25]
+	mi := &file_tessera_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2105,7 +2197,7 @@ func (x *RetireRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireRequest.ProtoReflect.Descriptor instead.
 func (*RetireRequest) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{25}
+	return file_tessera_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RetireRequest) GetWorkers() []string {
@@ -2132,7 +2224,7 @@ type RetireReply struct {
 
 func (x *RetireReply) Reset() {
 	*x = RetireReply{}
-	mi := &file_tessera_proto_msgTypes[26]
+	mi := &file_tessera_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2144,7 +2236,7 @@ func (x *RetireReply) String() string {
 func (*RetireReply) ProtoMessage() {}
 
 func (x *RetireReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[26]
+	mi := &file_tessera_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2157,7 +2249,7 @@ func (x *RetireReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireReply.ProtoReflect.Descriptor instead.
 func (*RetireReply) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{26}
+	return file_tessera_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RetireReply) GetRetired() []string {
@@ -2177,7 +2269,7 @@ type FetchRequest struct {
 
 func (x *FetchRequest) Reset() {
 	*x = FetchRequest{}
-	mi := &file_tessera_proto_msgTypes[27]
+	mi := &file_tessera_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2189,7 +2281,7 @@ func (x *FetchRequest) String() string {
 func (*FetchRequest) ProtoMessage() {}
 
 func (x *FetchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[27]
+	mi := &file_tessera_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2202,7 +2294,7 @@ func (x *FetchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchRequest.ProtoReflect.Descriptor instead.
 func (*FetchRequest) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{27}
+	return file_tessera_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *FetchRequest) GetJob() uint64 {
@@ -2234,7 +2326,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_tessera_proto_msgTypes[28]
+	mi := &file_tessera_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2338,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[28]
+	mi := &file_tessera_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2351,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{28}
+	return file_tessera_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Frame) GetKey() string {
@@ -2413,7 +2505,7 @@ const file_tessera_proto_rawDesc = "" +
 	"\x10place_nested_ops\x18\x15 \x03(\x05R\x0eplaceNestedOps\x1a<\n" +
 	"\x0eResourcesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x80\x02\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x9f\x02\n" +
 	"\x03Run\x12\x18\n" +
 	"\aoutputs\x18\x01 \x03(\x05R\aoutputs\x12\x16\n" +
 	"\x06events\x18\x02 \x01(\bR\x06events\x12\x18\n" +
@@ -2424,7 +2516,9 @@ const file_tessera_proto_rawDesc = "" +
 	"\x0eplace_priority\x18\x14 \x01(\x03R\rplacePriority\x12#\n" +
 	"\rplace_workers\x18\x15 \x03(\tR\fplaceWorkers\x12\x1f\n" +
 	"\vplace_loose\x18\x16 \x01(\bR\n" +
-	"placeLoose\"<\n" +
+	"placeLoose\x12\x1d\n" +
+	"\n" +
+	"keep_going\x18\x1e \x01(\bR\tkeepGoing\"<\n" +
 	"\n" +
 	"LostOutput\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x18\n" +
@@ -2464,7 +2558,7 @@ const file_tessera_proto_rawDesc = "" +
 	"WorkerInfo\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12!\n" +
-	"\fdata_address\x18\x03 \x01(\tR\vdataAddress\"\xae\x02\n" +
+	"\fdata_address\x18\x03 \x01(\tR\vdataAddress\"\xe6\x02\n" +
 	"\vClientEvent\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x129\n" +
 	"\x06events\x18\x02 \x03(\v2!.tessera.distributed.v1.TaskEventR\x06events\x12=\n" +
@@ -2472,7 +2566,13 @@ const file_tessera_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\v2 .tessera.distributed.v1.JobErrorR\x05error\x12<\n" +
 	"\aworkers\x18\x05 \x03(\v2\".tessera.distributed.v1.WorkerInfoR\aworkers\x12\x1d\n" +
 	"\n" +
-	"lost_peers\x18\x06 \x03(\tR\tlostPeers\"H\n" +
+	"lost_peers\x18\x06 \x03(\tR\tlostPeers\x126\n" +
+	"\x05erred\x18\x1e \x03(\v2 .tessera.distributed.v1.FutErredR\x05erred\"z\n" +
+	"\bFutErred\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x0e\n" +
+	"\x02op\x18\x03 \x01(\tR\x02op\x126\n" +
+	"\x05error\x18\x04 \x01(\v2 .tessera.distributed.v1.JobErrorR\x05error\"H\n" +
 	"\x0eSessionMessage\x12\x18\n" +
 	"\arelease\x18\x01 \x03(\tR\arelease\x12\x1c\n" +
 	"\treplicate\x18\x02 \x03(\tR\treplicate\"(\n" +
@@ -2513,7 +2613,7 @@ func file_tessera_proto_rawDescGZIP() []byte {
 }
 
 var file_tessera_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_tessera_proto_goTypes = []any{
 	(JobError_Kind)(0),       // 0: tessera.distributed.v1.JobError.Kind
 	(*Register)(nil),         // 1: tessera.distributed.v1.Register
@@ -2539,20 +2639,21 @@ var file_tessera_proto_goTypes = []any{
 	(*JobError)(nil),         // 21: tessera.distributed.v1.JobError
 	(*WorkerInfo)(nil),       // 22: tessera.distributed.v1.WorkerInfo
 	(*ClientEvent)(nil),      // 23: tessera.distributed.v1.ClientEvent
-	(*SessionMessage)(nil),   // 24: tessera.distributed.v1.SessionMessage
-	(*SessionEvent)(nil),     // 25: tessera.distributed.v1.SessionEvent
-	(*RetireRequest)(nil),    // 26: tessera.distributed.v1.RetireRequest
-	(*RetireReply)(nil),      // 27: tessera.distributed.v1.RetireReply
-	(*FetchRequest)(nil),     // 28: tessera.distributed.v1.FetchRequest
-	(*Frame)(nil),            // 29: tessera.distributed.v1.Frame
-	nil,                      // 30: tessera.distributed.v1.Register.ResourcesEntry
-	nil,                      // 31: tessera.distributed.v1.TaskSpec.ResourcesEntry
-	nil,                      // 32: tessera.distributed.v1.TaskDef.ResourcesEntry
+	(*FutErred)(nil),         // 24: tessera.distributed.v1.FutErred
+	(*SessionMessage)(nil),   // 25: tessera.distributed.v1.SessionMessage
+	(*SessionEvent)(nil),     // 26: tessera.distributed.v1.SessionEvent
+	(*RetireRequest)(nil),    // 27: tessera.distributed.v1.RetireRequest
+	(*RetireReply)(nil),      // 28: tessera.distributed.v1.RetireReply
+	(*FetchRequest)(nil),     // 29: tessera.distributed.v1.FetchRequest
+	(*Frame)(nil),            // 30: tessera.distributed.v1.Frame
+	nil,                      // 31: tessera.distributed.v1.Register.ResourcesEntry
+	nil,                      // 32: tessera.distributed.v1.TaskSpec.ResourcesEntry
+	nil,                      // 33: tessera.distributed.v1.TaskDef.ResourcesEntry
 }
 var file_tessera_proto_depIdxs = []int32{
-	30, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
+	31, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
 	3,  // 1: tessera.distributed.v1.TaskSpec.deps:type_name -> tessera.distributed.v1.Dep
-	31, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
+	32, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
 	2,  // 3: tessera.distributed.v1.SchedulerMessage.welcome:type_name -> tessera.distributed.v1.Welcome
 	4,  // 4: tessera.distributed.v1.SchedulerMessage.compute:type_name -> tessera.distributed.v1.TaskSpec
 	5,  // 5: tessera.distributed.v1.SchedulerMessage.steal:type_name -> tessera.distributed.v1.KeyRef
@@ -2566,7 +2667,7 @@ var file_tessera_proto_depIdxs = []int32{
 	11, // 13: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
 	12, // 14: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
 	13, // 15: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
-	32, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
+	33, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
 	15, // 17: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
 	16, // 18: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
 	17, // 19: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
@@ -2576,21 +2677,23 @@ var file_tessera_proto_depIdxs = []int32{
 	20, // 23: tessera.distributed.v1.ClientEvent.outputs:type_name -> tessera.distributed.v1.OutputReady
 	21, // 24: tessera.distributed.v1.ClientEvent.error:type_name -> tessera.distributed.v1.JobError
 	22, // 25: tessera.distributed.v1.ClientEvent.workers:type_name -> tessera.distributed.v1.WorkerInfo
-	14, // 26: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
-	18, // 27: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
-	24, // 28: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
-	26, // 29: tessera.distributed.v1.Scheduler.Retire:input_type -> tessera.distributed.v1.RetireRequest
-	28, // 30: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
-	6,  // 31: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
-	23, // 32: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
-	25, // 33: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
-	27, // 34: tessera.distributed.v1.Scheduler.Retire:output_type -> tessera.distributed.v1.RetireReply
-	29, // 35: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
-	31, // [31:36] is the sub-list for method output_type
-	26, // [26:31] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	24, // 26: tessera.distributed.v1.ClientEvent.erred:type_name -> tessera.distributed.v1.FutErred
+	21, // 27: tessera.distributed.v1.FutErred.error:type_name -> tessera.distributed.v1.JobError
+	14, // 28: tessera.distributed.v1.Scheduler.Connect:input_type -> tessera.distributed.v1.WorkerMessage
+	18, // 29: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
+	25, // 30: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
+	27, // 31: tessera.distributed.v1.Scheduler.Retire:input_type -> tessera.distributed.v1.RetireRequest
+	29, // 32: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
+	6,  // 33: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
+	23, // 34: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
+	26, // 35: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
+	28, // 36: tessera.distributed.v1.Scheduler.Retire:output_type -> tessera.distributed.v1.RetireReply
+	30, // 37: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
+	33, // [33:38] is the sub-list for method output_type
+	28, // [28:33] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_tessera_proto_init() }
@@ -2604,7 +2707,7 @@ func file_tessera_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tessera_proto_rawDesc), len(file_tessera_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   32,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
