@@ -398,7 +398,7 @@ func (j *job) taskFinished(t int32, worker int, start, stop int64) {
 
 // encoded is a job's task list encoded for the scheduler, in task index
 // order: every node's bytes (graph.EncodeNode) one after the other in
-// chunks of arenaChunk bytes (a node of more than a quarter of that in a
+// chunks of up to arenaChunk bytes (arenaCap; a node of more than a quarter of that in a
 // chunk of its own), found by ref (chunk << 32 | offset; a node ends
 // where the next one starts, or at its chunk's end), and the task
 // indices where each message after the first starts. Its messages are
@@ -451,11 +451,7 @@ func (j *job) encode(retries int32, name string) (*encoded, error) {
 		}
 		c := len(e.chunks) - 1
 		if c < 0 || len(e.chunks[c])+len(b) > cap(e.chunks[c]) {
-			capacity := arenaChunk
-			if len(b) > arenaChunk/4 {
-				capacity = len(b) // its own chunk
-			}
-			e.chunks = append(e.chunks, make([]byte, 0, capacity))
+			e.chunks = append(e.chunks, make([]byte, 0, arenaCap(len(e.chunks), len(b))))
 			c++
 		}
 		e.ref[t] = uint64(c)<<32 | uint64(len(e.chunks[c]))

@@ -16,7 +16,7 @@ import (
 // task, since a job may have millions of tasks.
 //
 // A task's key and node are one entry of an arena (uvarint key length,
-// key, uvarint node length, node) in chunks of arenaChunk bytes; ref[i]
+// key, uvarint node length, node) in chunks of up to arenaChunk bytes (arenaCap); ref[i]
 // locates task i's entry. Written bytes never change, so keys are strings
 // over the arena (unsafe.String) and nodes subslices of it: TaskSpecs,
 // KeyRefs and log lines name them without copying. Dependencies are one
@@ -58,6 +58,20 @@ type taskDefs struct {
 // its own.
 const arenaChunk = 1 << 20
 
+// arenaCap is the capacity of the next chunk of an arena that has n: 4 KiB
+// doubling up to arenaChunk (a job of one tiny task, a Submit, allocated
+// 1 MiB on the client and 1 MiB on the scheduler), and at least need (a
+// node of more than a quarter of arenaChunk gets a chunk of its own).
+func arenaCap(n, need int) int {
+	if need > arenaChunk/4 {
+		return need
+	}
+	if n >= 8 {
+		return arenaChunk
+	}
+	return max(4096<<n, need)
+}
+
 func (d *taskDefs) len() int { return len(d.ref) }
 
 // add appends def to the list. It fails only when the job outgrows the
@@ -74,11 +88,7 @@ func (d *taskDefs) add(def *pb.TaskDef) error {
 	size := 2*binary.MaxVarintLen64 + len(def.Key) + len(def.Node)
 	c := len(d.chunks) - 1
 	if c < 0 || len(d.chunks[c])+size > cap(d.chunks[c]) {
-		capacity := arenaChunk
-		if size > arenaChunk/4 {
-			capacity = size // its own chunk
-		}
-		d.chunks = append(d.chunks, make([]byte, 0, capacity))
+		d.chunks = append(d.chunks, make([]byte, 0, arenaCap(len(d.chunks), size)))
 		c++
 	}
 	b := d.chunks[c]
