@@ -249,6 +249,8 @@ type gufuncVecP struct {
 
 func (p gufuncVecP) Label() string { return p.Fn }
 
+func (p gufuncVecP) requires() []string { return []string{requireBlockFunc + p.Fn} }
+
 func (p gufuncVecP) run(_ context.Context, args []any) (any, error) {
 	f, ok := lookupBlockFunc(p.Fn)
 	if !ok {
@@ -450,6 +452,8 @@ type alongP struct {
 }
 
 func (p alongP) Label() string { return "apply_along_axis-" + p.Fn }
+
+func (p alongP) requires() []string { return []string{requireBlockFunc + p.Fn} }
 
 func (p alongP) run(_ context.Context, args []any) (any, error) {
 	f, ok := lookupBlockFunc(p.Fn)

@@ -57,6 +57,7 @@ func RegisterBlockFunc(name string, fn BlockFunc) error {
 		return fmt.Errorf("chunkarray: register block function %q: name taken by another function", name)
 	}
 	blockFuncs.m[name] = fn
+	graph.RegisterRequirement(requireBlockFunc + name)
 	return nil
 }
 
@@ -356,6 +357,8 @@ type blockP struct {
 	D     nd.DType `json:"dtype"`
 	Shape []int    `json:"shape"`
 }
+
+func (p blockP) requires() []string { return []string{requireBlockFunc + p.Fn} }
 
 func (p blockP) run(_ context.Context, args []any) (any, error) {
 	fn, ok := lookupBlockFunc(p.Fn)

@@ -39,6 +39,26 @@ func (o *op[P]) Params() ([]byte, error) {
 
 func newOp[P runner](name string, p P) *op[P] { return &op[P]{name: name, p: p} }
 
+// requirer is a parameter type that names functions of the user's
+// registries (block functions, reductions): the op's requirements
+// (graph.Requirer), which a cluster's client checks and its scheduler
+// places by.
+type requirer interface{ requires() []string }
+
+// Requires lists what the op's parameters name in the user's registries.
+func (o *op[P]) Requires() []string {
+	if r, ok := any(o.p).(requirer); ok {
+		return r.requires()
+	}
+	return nil
+}
+
+// Requirement names of the user's registries (graph.RegisterRequirement).
+const (
+	requireBlockFunc = "chunkarray.blockfunc/"
+	requireReduction = "chunkarray.reduction/"
+)
+
 // register records the decoder of the ops named name with parameters P.
 func register[P runner](name string) {
 	graph.RegisterOp(name, func(b []byte) (graph.Op, error) {

@@ -246,6 +246,8 @@ type overlapP struct {
 	HasFill bool     `json:"has_fill,omitempty"`
 }
 
+func (p overlapP) requires() []string { return []string{requireBlockFunc + p.Fn} }
+
 func (p overlapP) run(_ context.Context, args []any) (any, error) {
 	fn, ok := lookupBlockFunc(p.Fn)
 	if !ok {

@@ -119,6 +119,7 @@ func RegisterReduction(name string, f ReductionFuncs) error {
 		},
 		user: f,
 	}
+	graph.RegisterRequirement(requireReduction + name)
 	return nil
 }
 
@@ -143,6 +144,15 @@ func lookupTree(name string) (treeFuncs, bool) {
 const opTree = "chunkarray.tree"
 
 func init() { register[treeP](opTree) }
+
+// requires names a reduction registered with RegisterReduction (the
+// built-in ones are in every process).
+func (p treeP) requires() []string {
+	if f, ok := lookupTree(p.Fn); ok && f.user.Chunk == nil {
+		return nil
+	}
+	return []string{requireReduction + p.Fn}
+}
 
 // treeP is one stage of a tree reduction. Args: chunk stage, the block
 // and its origin; combine and aggregate, the list of partials and the

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 	"github.com/tessera-go/tessera/sched"
 )
@@ -33,7 +34,13 @@ type AutoUDF struct {
 
 var (
 	_ FrameProcessor = (*AutoUDF)(nil)
+	_ Requirer       = (*AutoUDF)(nil)
 )
+
+// Requires names the map function: a worker process has it only if it
+// was registered there (RegisterMapFunc at init; a Map function made in
+// main exists in this process alone).
+func (u *AutoUDF) Requires() []string { return []string{requireMapFunc + u.Fn} }
 
 var mapFuncs = struct {
 	sync.RWMutex
@@ -53,6 +60,7 @@ func RegisterMapFunc(name string, f MapFunc) {
 		panic("udfbridge: map function " + name + " registered twice")
 	}
 	mapFuncs.m[name] = f
+	graph.RegisterRequirement(requireMapFunc + name)
 }
 
 // Map returns an AutoUDF applying f to every frame; f is registered under
@@ -63,6 +71,7 @@ func Map(f MapFunc) *AutoUDF {
 	name := fmt.Sprintf("auto#%d", mapFuncs.next)
 	mapFuncs.m[name] = f
 	mapFuncs.Unlock()
+	graph.RegisterRequirement(requireMapFunc + name)
 	return &AutoUDF{Fn: name, f: f}
 }
 

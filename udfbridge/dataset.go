@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -52,6 +53,7 @@ func RegisterDatasetKind(kind string, open DatasetOpener) {
 		panic("udfbridge: dataset kind " + kind + " registered twice")
 	}
 	datasetKinds.m[kind] = open
+	graph.RegisterRequirement(requireDataset + kind)
 }
 
 // OpenSpec reopens a dataset from its spec.

@@ -37,6 +37,30 @@ type runInfo struct {
 	once      sync.Once
 	wireBytes []byte
 	wireErr   error
+
+	// extraReqs: what the UDFs require besides themselves (Requirer);
+	// reqs, once made, everything every task of the run requires.
+	extraReqs []string
+	reqOnce   sync.Once
+	reqs      []string
+}
+
+// requires lists the requirement names of the run's tasks
+// (graph.Requirer): its UDFs, what they require, its dataset's kind (the
+// spec that wire makes; a dataset without one, which cannot leave this
+// process, requires no kind).
+func (ri *runInfo) requires() []string {
+	ri.reqOnce.Do(func() {
+		_, _ = ri.wire()
+		for _, s := range ri.UDFs {
+			ri.reqs = append(ri.reqs, requireUDF+s.Name)
+		}
+		ri.reqs = append(ri.reqs, ri.extraReqs...)
+		if ri.Spec.Kind != "" {
+			ri.reqs = append(ri.reqs, requireDataset+ri.Spec.Kind)
+		}
+	})
+	return ri.reqs
 }
 
 func (ri *runInfo) n() int { return shapeProd(ri.NavShape) }
@@ -217,5 +241,6 @@ type chunk struct {
 // with returns a copy of ri with other UDF specs and ROI (RunIter).
 func (ri *runInfo) with(udfs []udfSpec, roi []bool) *runInfo {
 	return &runInfo{ds: ri.ds, Spec: ri.Spec, UDFs: udfs, NavShape: ri.NavShape, SigShape: ri.SigShape,
-		DType: ri.DType, Input: ri.Input, ROI: roi, Depth: ri.Depth, SigTile: ri.SigTile, Backend: ri.Backend, Merge: ri.Merge}
+		DType: ri.DType, Input: ri.Input, ROI: roi, Depth: ri.Depth, SigTile: ri.SigTile, Backend: ri.Backend, Merge: ri.Merge,
+		extraReqs: ri.extraReqs}
 }

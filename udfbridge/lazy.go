@@ -169,8 +169,9 @@ type resultsOp struct {
 	U  int
 }
 
-func (o *resultsOp) Name() string  { return "udfbridge.results" }
-func (o *resultsOp) Label() string { return "get_results" }
+func (o *resultsOp) Name() string       { return "udfbridge.results" }
+func (o *resultsOp) Requires() []string { return o.ri.requires() }
+func (o *resultsOp) Label() string      { return "get_results" }
 func (o *resultsOp) Params() ([]byte, error) {
 	return encodeOpParams(o.ri, opHeader{U: o.U})
 }
@@ -234,8 +235,9 @@ type bufferOp struct {
 	Buf string
 }
 
-func (o *bufferOp) Name() string  { return "udfbridge.buffer" }
-func (o *bufferOp) Label() string { return "buffer" }
+func (o *bufferOp) Name() string       { return "udfbridge.buffer" }
+func (o *bufferOp) Requires() []string { return o.ri.requires() }
+func (o *bufferOp) Label() string      { return "buffer" }
 func (o *bufferOp) Params() ([]byte, error) {
 	return encodeOpParams(o.ri, opHeader{U: o.U, Buf: o.Buf})
 }
@@ -257,7 +259,8 @@ type navBlockOp struct {
 	Start, Stop, Origin int
 }
 
-func (o *navBlockOp) Name() string { return "udfbridge.navblock" }
+func (o *navBlockOp) Name() string       { return "udfbridge.navblock" }
+func (o *navBlockOp) Requires() []string { return o.ri.requires() }
 func (o *navBlockOp) Label() string {
 	if o.Raw {
 		return "raw_data"

@@ -31,7 +31,8 @@ type mergeOp struct {
 	Extend bool
 }
 
-func (o *mergeOp) Name() string { return "udfbridge.merge" }
+func (o *mergeOp) Name() string       { return "udfbridge.merge" }
+func (o *mergeOp) Requires() []string { return o.ri.requires() }
 func (o *mergeOp) Params() ([]byte, error) {
 	return encodeOpParams(o.ri, opHeader{All: o.All, Ext: o.Extend})
 }

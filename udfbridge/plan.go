@@ -98,6 +98,9 @@ func plan(ds Dataset, udfs []UDF, opts []RunOption) (*runPlan, error) {
 			return nil, &UDFError{UDF: s.Name, Step: "merge", Err: fmt.Errorf("has sig or single buffers but no Merge (the default merge only copies nav buffers)")}
 		}
 		ri.UDFs = append(ri.UDFs, s)
+		if r, ok := u.(Requirer); ok {
+			ri.extraReqs = append(ri.extraReqs, r.Requires()...)
+		}
 		p.main = append(p.main, b)
 	}
 	// Partitions and tiles.

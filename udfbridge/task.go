@@ -19,7 +19,8 @@ type partOp struct {
 	Part, Start, Stop int
 }
 
-func (o *partOp) Name() string { return "udfbridge.partition" }
+func (o *partOp) Name() string       { return "udfbridge.partition" }
+func (o *partOp) Requires() []string { return o.ri.requires() }
 func (o *partOp) Params() ([]byte, error) {
 	return encodeOpParams(o.ri, opHeader{Part: o.Part, Start: o.Start, Stop: o.Stop})
 }

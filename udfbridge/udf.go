@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -175,6 +176,24 @@ func RegisterUDF(name string, f Factory) {
 		panic("udfbridge: UDF " + name + " registered twice")
 	}
 	udfRegistry.m[name] = f
+	graph.RegisterRequirement(requireUDF + name)
+}
+
+// Requirement names of the user's registries (graph.RegisterRequirement):
+// the tasks of a run require its UDFs, its dataset's kind and the map
+// functions of its AutoUDFs, so that a cluster places them only on workers
+// that registered them, and refuses those this process registered too
+// late for worker processes to have them.
+const (
+	requireUDF     = "udfbridge.udf/"
+	requireDataset = "udfbridge.dataset/"
+	requireMapFunc = "udfbridge.mapfunc/"
+)
+
+// Requirer is a UDF that needs more registered than itself (AutoUDF: its
+// map function), as requirement names (graph.RegisterRequirement).
+type Requirer interface {
+	Requires() []string
 }
 
 // NewUDF rebuilds a registered UDF from its parameters.

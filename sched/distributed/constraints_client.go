@@ -44,9 +44,18 @@ func (e *NoWorkerForOpError) Is(target error) bool { return target == ErrNoWorke
 type LateOpError struct {
 	Op  string
 	Key graph.Key
+	// Requirement: Op is a requirement of the task's op (graph.Requirer),
+	// such as a UDF or a block function registered in its own registry.
+	Requirement bool
 }
 
 func (e *LateOpError) Error() string {
+	if e.Requirement {
+		return fmt.Sprintf("distributed: task %q needs %q, which was registered after package initialization (inside main or a function it calls), "+
+			"so worker processes, which run only this binary's package initialization, do not have it: "+
+			"register it in an init function (func init() { udfbridge.RegisterUDF(...) } or chunkarray.RegisterBlockFunc(...)), "+
+			"and run the workers with distributed.MaybeWorker", string(e.Key), e.Op)
+	}
 	return fmt.Sprintf("distributed: task %q: op %q was registered after package initialization (inside main or a function it calls), "+
 		"so worker processes, which run only this binary's package initialization, do not have it: "+
 		"wrap the function at package level, e.g. `var add = delayed.Fn2(\"mypkg.add\", func(a, b int) int { return a + b })`, "+
@@ -76,11 +85,15 @@ func (o *opTable) add(t int, k graph.Key, nd *graph.Node) error {
 	if nd.Kind != graph.KindTask || nd.Op == nil || isHeld(nd) {
 		return nil
 	}
-	idx, err := o.lookup(innerOp(nd.Op).Name(), k)
+	op := innerOp(nd.Op)
+	idx, err := o.lookup(op.Name(), k)
 	if err != nil {
 		return err
 	}
 	o.of[t] = idx
+	if err := o.addRequired(int32(t), k, op); err != nil {
+		return err
+	}
 	for _, a := range nd.Args {
 		if a.Kind == graph.ArgList || a.Kind == graph.ArgNested {
 			if err := o.addNested(int32(t), k, a); err != nil {
@@ -93,15 +106,14 @@ func (o *opTable) add(t int, k graph.Key, nd *graph.Node) error {
 
 func (o *opTable) addNested(t int32, k graph.Key, a graph.Arg) error {
 	if a.Kind == graph.ArgNested && a.Op != nil {
-		idx, err := o.lookup(innerOp(a.Op).Name(), k)
+		op := innerOp(a.Op)
+		idx, err := o.lookup(op.Name(), k)
 		if err != nil {
 			return err
 		}
-		if o.nested == nil {
-			o.nested = map[int32][]int32{}
-		}
-		if idx != o.of[t] && !containsInt32(o.nested[t], idx) {
-			o.nested[t] = append(o.nested[t], idx)
+		o.addNestedIdx(t, idx)
+		if err := o.addRequired(t, k, op); err != nil {
+			return err
 		}
 	}
 	for _, b := range a.List {
@@ -125,6 +137,43 @@ func innerOp(op graph.Op) graph.Op {
 		}
 		op = f.Op
 	}
+}
+
+// addNestedIdx lists op index idx among task t's nested ops.
+func (o *opTable) addNestedIdx(t int32, idx int32) {
+	if o.nested == nil {
+		o.nested = map[int32][]int32{}
+	}
+	if idx != o.of[t] && !containsInt32(o.nested[t], idx) {
+		o.nested[t] = append(o.nested[t], idx)
+	}
+}
+
+// addRequired lists what op requires (graph.Requirer: the UDF or block
+// function its parameters name) among task t's ops, so that the task
+// goes only to workers that registered them. A requirement this process
+// registered after package initialization is a *LateOpError unless
+// lateOK, as for an op; one it never registered is sent as it is (the
+// scheduler then finds no worker with it, or one that has it).
+func (o *opTable) addRequired(t int32, k graph.Key, op graph.Op) error {
+	r, ok := op.(graph.Requirer)
+	if !ok {
+		return nil
+	}
+	for _, name := range r.Requires() {
+		if name == "" {
+			continue
+		}
+		if has, atInit := graph.HasRequirement(name); has && !atInit && !o.lateOK {
+			return &LateOpError{Op: name, Key: k, Requirement: true}
+		}
+		idx, err := o.lookup(name, k)
+		if err != nil {
+			return err
+		}
+		o.addNestedIdx(t, idx)
+	}
+	return nil
 }
 
 func containsInt32(s []int32, x int32) bool {
@@ -186,5 +235,5 @@ func placeRegister(reg *pb.Register, opts WorkerOptions) {
 		reg.PlaceAllOps = true
 		return
 	}
-	reg.PlaceOps = graph.RegisteredOps()
+	reg.PlaceOps = append(graph.RegisteredOps(), graph.RegisteredRequirements()...)
 }
