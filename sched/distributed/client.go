@@ -202,10 +202,12 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 	}
 	j.lateOpsOK = c.lateOpsOK
 	if len(j.outputs) > 0 {
-		enc, err := j.encode(int32(c.opts.Retries), c.opts.Name)
+		cfg, _ := callConfig(ctx, submitConfig{retries: c.opts.Retries})
+		enc, err := j.encode(int32(cfg.retries), c.opts.Name)
 		if err != nil {
 			return nil, err
 		}
+		enc.run.PlacePriority, enc.run.PlaceWorkers, enc.run.PlaceLoose = cfg.priority, cfg.workers, cfg.loose
 		if enc.held {
 			// Held keys are the session's: the job must name it.
 			if enc.run.Session, err = c.session(ctx); err != nil {

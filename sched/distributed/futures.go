@@ -318,7 +318,8 @@ func (c *Client) failedFuture(k graph.Key, err error) *Future {
 // submit builds one job for argLists (a Valuer when fn is one) and starts
 // it.
 func (c *Client) submit(ctx context.Context, fn any, argLists [][]any, opts []SubmitOption) []*Future {
-	var cfg submitConfig
+	cfg, _ := callConfig(ctx, submitConfig{})
+	cfg.key = "" // a key names one submission, not every one under ctx
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -400,7 +401,9 @@ func (c *Client) submitGraph(ctx context.Context, g *graph.Graph, keys []graph.K
 // released when the nodes (and any Futures of the keys) are unreachable,
 // or the client closes.
 func (c *Client) Persist(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]graph.Node, error) {
-	fs := c.submitGraph(ctx, g, keys, submitConfig{retries: c.opts.Retries})
+	cfg, _ := callConfig(ctx, submitConfig{retries: c.opts.Retries})
+	cfg.resources, cfg.key = nil, ""
+	fs := c.submitGraph(ctx, g, keys, cfg)
 	if err := c.Wait(ctx, fs...); err != nil {
 		for _, f := range fs {
 			f.Release()
