@@ -168,7 +168,8 @@ type GraphLayer struct {
 	Layer  int32  `json:"l"`
 	Prefix string `json:"p"`
 	Tasks  int    `json:"n"`
-	Done   int    `json:"done"` // in memory or released
+	Done   int    `json:"done"`            // in memory or released
+	Erred  int    `json:"erred,omitempty"` // failed for good (a Future's task and its dependents)
 }
 
 // longPollMax bounds the wait of a long poll of /dashboard.json.
@@ -305,8 +306,11 @@ func (s *Server) graphView(j *srvJob) *GraphView {
 			gv.Layers = append(gv.Layers, GraphLayer{Layer: k.layer, Prefix: j.prefixNames[k.prefix]})
 		}
 		gv.Layers[at].Tasks++
-		if x := j.state[t]; x == tsMemory || x == tsReleased {
+		switch j.state[t] {
+		case tsMemory, tsReleased:
 			gv.Layers[at].Done++
+		case tsErred:
+			gv.Layers[at].Erred++
 		}
 	}
 	slices.SortFunc(gv.Layers, func(a, b GraphLayer) int {

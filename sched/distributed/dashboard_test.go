@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tessera-go/tessera/graph"
+	"github.com/tessera-go/tessera/sched/distributed/pb"
 	"github.com/tessera-go/tessera/sched/schedtest"
 )
 
@@ -355,5 +357,38 @@ func TestDashboardBrowser(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A large job's graph, summarised by layer and prefix, counts the tasks
+// that erred (a Future's failed task and its dependents) apart from those
+// done.
+func TestGraphViewCountsErred(t *testing.T) {
+	ss := newSimServer(3)
+	a := ss.register(t, &pb.Register{Name: "a", DataAddress: "10.0.0.1:1", Nthreads: 1})
+	const n = graphNodesMax + 50
+	defs := make([]*pb.TaskDef, 0, n+1)
+	deps := make([]int32, n)
+	for i := range n {
+		defs = append(defs, &pb.TaskDef{Key: string(graph.BlockKey("r", i)), Priority: int64(i)})
+		deps[i] = int32(i)
+	}
+	defs = append(defs, &pb.TaskDef{Key: "total", Deps: deps, Priority: n})
+	j := ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: &pb.Run{Outputs: []int32{n}, KeepGoing: true}})
+	ss.check(t, func() string { return "submitted" })
+	if len(a.specs) == 0 {
+		t.Fatalf("worker a was sent no task: states %v, over %v failure %v", jobStateCounts(ss, j), j.over, j.failure)
+	}
+	ss.send(t, a, &pb.WorkerMessage{Failed: []*pb.TaskFailed{{Job: j.id, Key: a.specs[0].Key, Failure: &pb.Failure{Message: "boom"}}}})
+	ss.check(t, func() string { return "a root failed" })
+	ss.s.mu.Lock()
+	gv := ss.s.graphView(j)
+	ss.s.mu.Unlock()
+	if gv.Nodes != nil || len(gv.Layers) != 2 {
+		t.Fatalf("graph of %d tasks: %d nodes, layers %+v; want two layers", n+1, len(gv.Nodes), gv.Layers)
+	}
+	want := []GraphLayer{{Layer: 0, Prefix: "r", Tasks: n, Erred: 1}, {Layer: 1, Prefix: "total", Tasks: 1, Erred: 1}}
+	if !slices.Equal(gv.Layers, want) {
+		t.Errorf("layers %+v, want %+v", gv.Layers, want)
 	}
 }
