@@ -25,8 +25,9 @@ type ApplyMasksUDF struct {
 }
 
 var (
-	_ TileProcessor   = (*ApplyMasksUDF)(nil)
-	_ PreferredDTyper = (*ApplyMasksUDF)(nil)
+	_ TileProcessor    = (*ApplyMasksUDF)(nil)
+	_ PreferredDTyper  = (*ApplyMasksUDF)(nil)
+	_ rawTileProcessor = (*ApplyMasksUDF)(nil)
 )
 
 // ApplyMasks returns the UDF applying masks.
@@ -162,9 +163,34 @@ func (u *ApplyMasksUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
 		start, shape = nil, nil
 	}
 	dst := c.Buf("intensity")
+	if u.Masks == nil {
+		return udfErr("ApplyMasksUDF", "process_tile", fmt.Errorf("no masks"))
+	}
+	if done, err := u.Masks.applyKernel(dst, tile, start); done || err != nil {
+		return udfErr("ApplyMasksUDF", "process_tile", err)
+	}
 	r, err := u.Masks.apply(tile, start, tile.Shape()[1:], dst.DType())
 	if err == nil {
 		err = addInto(dst, r)
 	}
 	return udfErr("ApplyMasksUDF", "process_tile", err)
+}
+
+// processRawTile applies dense masks to a uint16 tile as read when the
+// run's input dtype is float32 or uint16 (so the converted tile holds the
+// same values) and the buffer is float32: MaskDotU16 gives the bits
+// MaskDotF32 gives on the converted tile in ProcessTile, without the
+// conversion.
+func (u *ApplyMasksUDF) processRawTile(c *Ctx, raw *nd.Array) (bool, error) {
+	if u.Masks == nil || raw == nil || raw.DType() != nd.Uint16 {
+		return false, nil
+	}
+	if in := c.Meta().InputDType; in != nd.Float32 && in != nd.Uint16 {
+		return false, nil
+	}
+	var start []int
+	if s := c.Meta().Slice; s != nil && s.SigShape != nil {
+		start = s.SigOrigin
+	}
+	return u.Masks.applyKernel(c.Buf("intensity"), raw, start)
 }
