@@ -15,10 +15,17 @@ import (
 // sparse row form over the flattened signal (row m holds mask m's non-zero
 // entries). Build one with DenseMasks or SparseMasks.
 //
-// A dense stack is applied to each tile as one matrix product through
-// gonum's BLAS (tile rows × the masks' columns of the tile's sig region);
-// a sparse one by a loop over the non-zero entries inside the region,
-// which is faster when masks are mostly zero (ring and point masks).
+// A dense stack with float32 results on uint16 or float32 tiles is
+// applied with internal/kern's masked-dot kernels (AVX2 and FMA where the
+// CPU has them), over the masks restricted to the tile's sig region and
+// laid out pixel-major, cached per region; uint16 tiles are taken as
+// read, without converting them. The results differ from a BLAS product
+// in rounding only (another order of additions: see internal/kern for
+// the bound). Other dense stacks (float64 or complex results) are applied
+// to each tile as one matrix product through gonum's BLAS (tile rows ×
+// the masks' columns of the tile's sig region); a sparse one by a loop
+// over the non-zero entries inside the region, which is faster when
+// masks are mostly zero (ring and point masks).
 type Masks struct {
 	k, size int
 	sig     []int
