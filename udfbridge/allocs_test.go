@@ -13,7 +13,7 @@ import (
 
 // TestTileLoopAllocatesNothing runs the partition task of a run of one
 // partition of 8 and of 64 tiles (4 frames each) through SumUDF,
-// SumSigUDF and MaxUDF, from datasets of every task reader (a memory
+// SumSigUDF, MaxUDF and ApplyMasksUDF (5 dense float32 masks), from datasets of every task reader (a memory
 // dataset of float32, one of uint16 that is converted tile by tile, a
 // raw file, a lazy chunkarray computed into the reader's block buffer),
 // with a free list in its context as a run gives it, and checks that both
@@ -54,11 +54,23 @@ func TestTileLoopAllocatesNothing(t *testing.T) {
 			return d
 		}},
 	}
+	mv := make([]float32, 5*sig*sig)
+	for i := range mv {
+		mv[i] = float32(i%7) / 4
+	}
+	ma, err := nd.FromSlice(mv, 5, sig, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	masks, err := DenseMasks(ma, []int{sig, sig})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, ds := range datasets {
 		t.Run(ds.name, func(t *testing.T) {
 			count := func(tiles int) float64 {
 				frames := tiles * depth
-				p, err := plan(ds.open(t, frames), []UDF{&SumUDF{}, &SumSigUDF{}, &MaxUDF{}},
+				p, err := plan(ds.open(t, frames), []UDF{&SumUDF{}, &SumSigUDF{}, &MaxUDF{}, ApplyMasks(masks)},
 					[]RunOption{WithPartitions(1), WithTileShape(depth, nil), WithScheduler(sched.Sync{})})
 				if err != nil {
 					t.Fatal(err)

