@@ -120,6 +120,14 @@ func (u *ApplyMasksUDF) Params() ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("udfbridge: UDF ApplyMasksUDF: no masks")
 	}
+	// Masks do not change once made: encode them once (megabytes of JSON
+	// for a stack of dense masks, made again by every run before).
+	m.paramsOnce.Do(func() { m.params, m.paramsErr = m.encodeParams() })
+	return m.params, m.paramsErr
+}
+
+// encodeParams is the masks as ApplyMasksUDF's parameters.
+func (m *Masks) encodeParams() ([]byte, error) {
 	p := masksParams{K: m.k, Sig: m.sig}
 	if m.dense != nil {
 		d, err := m.dense.Reshape(append([]int{m.k}, m.sig...)...)

@@ -37,6 +37,12 @@ type Masks struct {
 	values          *nd.Array // 1-d, len(indices)
 	dt              nd.DType
 
+	// paramsOnce makes params, the masks encoded as ApplyMasksUDF's
+	// parameters, once.
+	paramsOnce sync.Once
+	params     []byte
+	paramsErr  error
+
 	// mu guards the caches below: a decoded stack is shared by the tasks
 	// of a run (decodeMasks), which apply it at once.
 	mu sync.Mutex
