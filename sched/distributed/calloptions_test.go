@@ -30,10 +30,7 @@ func TestWithOptions(t *testing.T) {
 		t.Skip("starts worker processes")
 	}
 	c := startCluster(t, ClusterOptions{Workers: 2, ThreadsPerWorker: 1, Quiet: true})
-	pids := map[string]int{}
-	for _, p := range c.Workers() {
-		pids[p.Name] = p.Pid
-	}
+	pids := workerPids(c)
 	check := func(what string, vals []any, want string) {
 		t.Helper()
 		for i, v := range vals {

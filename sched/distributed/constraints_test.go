@@ -154,6 +154,15 @@ func (r *workersRan) check(t *testing.T, p string, n, want int) {
 	}
 }
 
+// workerPids maps the names of c's worker processes to their pids.
+func workerPids(c *Cluster) map[string]int {
+	pids := map[string]int{}
+	for _, p := range c.Workers() {
+		pids[p.Name] = p.Pid
+	}
+	return pids
+}
+
 func workerIDs(c *Cluster) map[string]int {
 	ids := map[string]int{}
 	for _, w := range c.Server().Status().Workers {
@@ -340,10 +349,7 @@ func TestWorkersOption(t *testing.T) {
 		t.Skip("starts worker processes")
 	}
 	c := startCluster(t, ClusterOptions{Workers: 2, ThreadsPerWorker: 1, Quiet: true})
-	pids := map[string]int{}
-	for _, p := range c.Workers() {
-		pids[p.Name] = p.Pid
-	}
+	pids := workerPids(c)
 	addr := map[string]string{}
 	for _, w := range c.Server().Status().Workers {
 		addr[w.Name] = w.Address

@@ -432,27 +432,9 @@ func (r *retirement) abort(cause error) *RetireError {
 	}
 	s.log.Info("retirement given up; the workers work on", "workers", e.Workers, "running", e.Running, "not_moved", e.NotMoved, "cause", cause)
 	// Tasks that found no worker while these were retiring may fit them.
-	for _, j := range s.sortedJobs() {
-		parked := j.noWorker
-		j.noWorker = nil
-		for _, ent := range parked {
-			if j.over {
-				break
-			}
-			if j.state[ent.i] != tsNoWorker {
-				continue
-			}
-			if !slices.ContainsFunc(s.live, func(w *srvWorker) bool {
-				return !w.retiring && covers(w.reg.Resources, j.defs.resources(ent.i))
-			}) {
-				j.noWorker = append(j.noWorker, ent)
-				continue
-			}
-			s.place(j, ent.i)
-		}
-	}
-	s.refill()
-	s.balance()
+	s.placeParked(func(j *srvJob, t int32) bool {
+		return slices.ContainsFunc(s.live, func(w *srvWorker) bool { return s.fits(w, j, t) })
+	})
 	return e
 }
 

@@ -285,6 +285,15 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 	s.initOps(w)
 	s.log.Info("worker joined", "id", w.id, "name", reg.Name, "address", reg.DataAddress, "threads", reg.Nthreads, "resources", reg.Resources)
 	// Tasks that no worker could take may fit this one.
+	s.placeParked(func(j *srvJob, t int32) bool { return s.fits(w, j, t) })
+	return w
+}
+
+// placeParked places the tasks parked as having no worker for which fit
+// holds (a worker that joined, or came back from retiring, can take
+// them); the others stay parked, keeping the time they were parked at.
+// Then it refills and balances the workers.
+func (s *Server) placeParked(fit func(j *srvJob, t int32) bool) {
 	for _, j := range s.sortedJobs() {
 		if len(j.noWorker) == 0 {
 			continue
@@ -295,7 +304,7 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 			if j.over || j.state[e.i] != tsNoWorker {
 				continue
 			}
-			if !s.fits(w, j, e.i) {
+			if !fit(j, e.i) {
 				j.noWorker = append(j.noWorker, e)
 				continue
 			}
@@ -304,7 +313,6 @@ func (s *Server) addWorker(reg *pb.Register) *srvWorker {
 	}
 	s.refill()
 	s.balance()
-	return w
 }
 
 // lose forgets a worker: its processing tasks go back to be placed again
