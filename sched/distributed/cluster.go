@@ -3,6 +3,8 @@ package distributed
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +49,10 @@ type ClusterOptions struct {
 	// Scheduler.Security is zero), the workers and the client, each with
 	// the certificate of its role when Security's is one of GenerateCerts'
 	// role files (Security.ForRole): CertSecurity(dir, token) is enough.
+	// Left zero, the cluster makes a random token of its own: its ports
+	// are on loopback, but on a shared machine (an HPC login node) other
+	// users reach loopback too. Cluster.ClientSecurity says what another
+	// client needs; the dashboard's printed URL carries the token.
 	Security Security
 	// Scheduler configures the embedded scheduler; its Address defaults to
 	// a free loopback port, and so does its StatusAddress, where the
@@ -163,6 +169,13 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 		}
 		opts.WorkerCommand = []string{exe}
 	}
+	if opts.Security == (Security{}) {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("distributed: StartCluster: a token: %w", err)
+		}
+		opts.Security.Token = hex.EncodeToString(b)
+	}
 	so := opts.Scheduler
 	if so.Security == (Security{}) {
 		so.Security = opts.Security.ForRole(RoleScheduler)
@@ -226,6 +239,11 @@ func (c *Cluster) Client() *Client { return c.client }
 
 // Server returns the cluster's scheduler.
 func (c *Cluster) Server() *Server { return c.server }
+
+// ClientSecurity is what another client of the cluster (Connect) needs:
+// the cluster's Security for the client role, with the token StartCluster
+// made when none was given.
+func (c *Cluster) ClientSecurity() Security { return c.opts.Security.ForRole(RoleClient) }
 
 // Workers returns the workers the cluster started, including those that
 // died since.

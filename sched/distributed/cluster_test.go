@@ -3,6 +3,7 @@ package distributed
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -66,6 +67,7 @@ func TestTesseraWorkerArgument(t *testing.T) {
 	var out bytes.Buffer
 	cmd := exec.Command(exe, "tessera-worker", "-scheduler", c.Server().Addr(), "-name", "by-argument", "-threads", "2", "-resources", "GPU=1")
 	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), tokenEnv+"="+c.ClientSecurity().Token) // the cluster's own token
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -132,5 +134,40 @@ func TestPrefixWriter(t *testing.T) {
 	}
 	if tail.String() != "ree\nfour" {
 		t.Errorf("tail %q, want the last 8 bytes %q", tail.String(), "ree\nfour")
+	}
+}
+
+// A cluster given no Security makes a token of its own: a client without
+// it is refused (other users of a shared machine reach loopback too), one
+// with ClientSecurity gets in, and the printed dashboard URL carries it.
+func TestClusterMakesToken(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, InProcess: true, Quiet: true})
+	tok := c.ClientSecurity().Token
+	if len(tok) != 64 {
+		t.Fatalf("token %q, want 64 hex digits", tok)
+	}
+	g, root := schedtest.AddTree(4)
+	anon, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if _, err := anon.Get(context.Background(), g, []graph.Key{root}); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("Get without the token = %v, want ErrUnauthenticated", err)
+	}
+	cl, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{Security: c.ClientSecurity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if got, err := cl.Get(context.Background(), g, []graph.Key{root}); err != nil || got[0] != 10 {
+		t.Fatalf("Get with the token = %v, %v; want 10", got, err)
+	}
+	if u := c.Server().DashboardURL(); !strings.HasSuffix(u, "/?token="+tok) {
+		t.Errorf("dashboard URL %q does not carry the token", u)
+	}
+	other := startCluster(t, ClusterOptions{Workers: 0, InProcess: true, Quiet: true})
+	if other.ClientSecurity().Token == tok {
+		t.Error("two clusters made the same token")
 	}
 }

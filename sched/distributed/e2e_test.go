@@ -421,7 +421,7 @@ func TestRetries(t *testing.T) {
 		{2, 42},
 	} {
 		flakyCalls.Store(0)
-		cl, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{Retries: tt.retries})
+		cl, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{Retries: tt.retries, Security: c.ClientSecurity()})
 		if err != nil {
 			t.Fatal(err)
 		}

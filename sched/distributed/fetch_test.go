@@ -387,7 +387,7 @@ func TestMaxResultBytes(t *testing.T) {
 		{-1, "big-1", true},
 		{0, "big-1", true}, // the default, half the machine's memory
 	} {
-		cl, err := Connect(ctx, c.Server().Addr(), ClientOptions{MaxResultBytes: tc.limit})
+		cl, err := Connect(ctx, c.Server().Addr(), ClientOptions{MaxResultBytes: tc.limit, Security: c.ClientSecurity()})
 		if err != nil {
 			t.Fatal(err)
 		}

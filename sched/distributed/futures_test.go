@@ -218,7 +218,7 @@ func TestFuturesErrors(t *testing.T) {
 
 	// A held key that this session does not hold is a bad graph for
 	// the scheduler, not a crash.
-	other, err := Connect(ctx, c.Server().Addr(), ClientOptions{})
+	other, err := Connect(ctx, c.Server().Addr(), ClientOptions{Security: c.ClientSecurity()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestFuturesDisconnect(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cl, err := Connect(ctx, c.Server().Addr(), ClientOptions{})
+			cl, err := Connect(ctx, c.Server().Addr(), ClientOptions{Security: c.ClientSecurity()})
 			if err != nil {
 				t.Fatal(err)
 			}
