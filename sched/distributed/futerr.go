@@ -197,6 +197,9 @@ func (c *Client) pruneFailed(g *graph.Graph, want []graph.Key, failed map[graph.
 // gather itself: ctx ended, the connection broke, or a Future is another
 // client's.
 func (c *Client) GatherSkip(ctx context.Context, fs ...*Future) (vals []any, ok []*Future, err error) {
+	if err := c.checkFutures("gather", fs); err != nil {
+		return nil, nil, err
+	}
 	if err := c.Wait(ctx, fs...); err != nil {
 		return nil, nil, err
 	}

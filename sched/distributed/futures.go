@@ -140,7 +140,28 @@ func (f *Future) Node() graph.Node { return graph.Task(&heldOp{f: f}) }
 
 // Release drops this Future's reference; the value is released on the
 // cluster when no Future of its key is left. Releasing twice is a no-op.
-func (f *Future) Release() { f.c.Release(f) }
+func (f *Future) Release() {
+	if f != nil {
+		f.c.Release(f)
+	}
+}
+
+// ErrNilFuture is the error of a call given a nil *Future.
+var ErrNilFuture = errors.New("distributed: nil Future")
+
+// checkFutures returns an error naming the call (op) and the position of
+// a nil Future among fs, or of a Future of another client; nil if none.
+func (c *Client) checkFutures(op string, fs []*Future) error {
+	for i, f := range fs {
+		switch {
+		case f == nil:
+			return fmt.Errorf("distributed: %s: Future %d of %d: %w", op, i, len(fs), ErrNilFuture)
+		case f.c != c:
+			return fmt.Errorf("distributed: %s: %s is a Future of another client", op, f.st.key)
+		}
+	}
+	return nil
+}
 
 // Release drops the references of fs (Future.Release), telling the
 // scheduler about the keys released in one message.
@@ -149,7 +170,7 @@ func (c *Client) Release(fs ...*Future) {
 	var cancels []context.CancelFunc
 	c.fmu.Lock()
 	for _, f := range fs {
-		if f.c != c || !f.released.CompareAndSwap(false, true) {
+		if f == nil || f.c != c || !f.released.CompareAndSwap(false, true) {
 			continue
 		}
 		f.cleanup.Stop()
@@ -176,6 +197,9 @@ func (c *Client) Release(fs ...*Future) {
 // Cancel makes every Future of this key fail with ErrCancelled, unless
 // its value is already held, and releases this one.
 func (f *Future) Cancel() {
+	if f == nil {
+		return
+	}
 	f.c.fmu.Lock()
 	st := f.st
 	select {
@@ -464,6 +488,9 @@ func (c *Client) taskNode(op graph.Op, args []any, cfg submitConfig) (graph.Key,
 	var fs []*Future
 	for i, a := range args {
 		if f, ok := a.(*Future); ok {
+			if f == nil {
+				return "", graph.Node{}, nil, fmt.Errorf("distributed: submit %s: argument %d: %w", op.Name(), i, ErrNilFuture)
+			}
 			if f.c != c {
 				return "", graph.Node{}, nil, fmt.Errorf("distributed: submit %s: argument %d is a Future of another client", op.Name(), i)
 			}
@@ -761,6 +788,9 @@ func (c *Client) closeSession() {
 // being recomputed), a job of held keys asks the scheduler where they
 // are and fetches them as Get does, lost values recomputed.
 func (c *Client) Gather(ctx context.Context, fs ...*Future) ([]any, error) {
+	if err := c.checkFutures("gather", fs); err != nil {
+		return nil, err
+	}
 	if err := c.Wait(ctx, fs...); err != nil {
 		return nil, err
 	}
@@ -836,6 +866,9 @@ func (c *Client) gatherDirect(ctx context.Context, fs []*Future) ([]any, bool) {
 // It returns only ctx's error, as Dask's wait raises nothing for erred
 // futures: a Future's own outcome is its Err (or Gather's error).
 func (c *Client) Wait(ctx context.Context, fs ...*Future) error {
+	if err := c.checkFutures("wait", fs); err != nil {
+		return err
+	}
 	for _, f := range fs {
 		select {
 		case <-f.st.done:
@@ -847,8 +880,12 @@ func (c *Client) Wait(ctx context.Context, fs ...*Future) error {
 }
 
 // AsCompleted returns a channel that yields fs as they complete (held or
-// failed), and is closed after the last. It needs no goroutine.
+// failed), and is closed after the last. It needs no goroutine. Nil
+// Futures are left out.
 func (c *Client) AsCompleted(fs ...*Future) <-chan *Future {
+	if slices.Contains(fs, nil) {
+		fs = slices.DeleteFunc(slices.Clone(fs), func(f *Future) bool { return f == nil })
+	}
 	ch := make(chan *Future, len(fs))
 	if len(fs) == 0 {
 		close(ch)
@@ -908,6 +945,9 @@ func (c *Client) Scatter(ctx context.Context, values []any, broadcast bool) ([]*
 func (c *Client) Replicate(ctx context.Context, fs ...*Future) error {
 	if err := c.Wait(ctx, fs...); err != nil {
 		return err
+	}
+	if len(fs) == 0 {
+		return nil
 	}
 	m := &pb.SessionMessage{}
 	for _, f := range fs {

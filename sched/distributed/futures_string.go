@@ -6,6 +6,9 @@ import "fmt"
 // "Future(pending, inc-3f2a…)", "Future(finished, …)", "Future(error, …)",
 // or "Future(released, …)" after Release. It does not wait.
 func (f *Future) String() string {
+	if f == nil {
+		return "Future(nil)"
+	}
 	state := "pending"
 	select {
 	case <-f.st.done:

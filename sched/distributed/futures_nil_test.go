@@ -1,0 +1,58 @@
+package distributed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/tessera-go/tessera/sched/schedtest"
+)
+
+// Nil Futures given to the client's calls are errors naming the call or
+// are skipped, never a panic; and nothing a call does with them leaves
+// the client unusable (Release(nil) once panicked while it held the
+// client's lock, and every later call hung).
+func TestNilFutures(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, InProcess: true, Quiet: true})
+	cl := c.Client()
+	ctx := context.Background()
+	f := cl.Submit(ctx, schedtest.Inc, 1)
+	var nilF *Future
+	cl.Release(nilF)
+	cl.Release(nilF, nilF)
+	nilF.Release()
+	nilF.Cancel()
+	if s := fmt.Sprint(nilF); s != "Future(nil)" {
+		t.Errorf("a nil Future prints %q", s)
+	}
+	if _, err := cl.Gather(ctx, f, nil); !errors.Is(err, ErrNilFuture) {
+		t.Errorf("Gather with a nil Future = %v, want ErrNilFuture", err)
+	}
+	if _, _, err := cl.GatherSkip(ctx, nil); !errors.Is(err, ErrNilFuture) {
+		t.Errorf("GatherSkip with a nil Future = %v, want ErrNilFuture", err)
+	}
+	if err := cl.Wait(ctx, nil, f); !errors.Is(err, ErrNilFuture) {
+		t.Errorf("Wait with a nil Future = %v, want ErrNilFuture", err)
+	}
+	if err := cl.Replicate(ctx, nil); !errors.Is(err, ErrNilFuture) {
+		t.Errorf("Replicate with a nil Future = %v, want ErrNilFuture", err)
+	}
+	if err := cl.Replicate(ctx); err != nil {
+		t.Errorf("Replicate of nothing = %v, want nil", err)
+	}
+	var got []*Future
+	for g := range cl.AsCompleted(nil, f, nil) {
+		got = append(got, g)
+	}
+	if len(got) != 1 || got[0] != f {
+		t.Errorf("AsCompleted(nil, f, nil) yielded %v, want [f]", got)
+	}
+	if err := cl.Submit(ctx, schedtest.Inc, nilF).Err(); !errors.Is(err, ErrNilFuture) {
+		t.Errorf("Submit with a nil Future argument: Err = %v, want ErrNilFuture", err)
+	}
+	// The client still works.
+	if v, err := cl.Submit(ctx, schedtest.Inc, f).Result(ctx); err != nil || v != 3 {
+		t.Fatalf("Submit after the nil calls = %v, %v; want 3", v, err)
+	}
+}
