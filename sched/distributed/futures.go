@@ -580,7 +580,7 @@ func futureError(err error, key graph.Key) error {
 // until every output is held or erred. Keys that depend on an argument
 // that failed meanwhile fail at once and are not sent; the job keeps
 // going past a failing task (Run.keep_going).
-func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, fj *futJob, args []*Future, cfg submitConfig) error {
+func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, fj *futJob, args []*Future, cfg submitConfig) (err error) {
 	var failed map[graph.Key]error
 	for _, a := range args {
 		select {
@@ -616,7 +616,12 @@ func (c *Client) holdJob(ctx context.Context, g *graph.Graph, want []graph.Key, 
 	if err != nil {
 		return err
 	}
-	j, err := newJob(pg, d, wantIdx, &sched.Hooks{})
+	// The callbacks of the submitting context see the job as they see a
+	// Get (PerformanceReport, progress bars, the profiler).
+	hooks := sched.HooksFrom(ctx)
+	hooks.Start(pg)
+	defer func() { hooks.Finish(err) }()
+	j, err := newJob(pg, d, wantIdx, hooks)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched"
+	"github.com/tessera-go/tessera/sched/schedtest"
 )
 
 // A performance report of a job on a cluster and one on the local
@@ -61,5 +62,33 @@ func TestPerformanceReport(t *testing.T) {
 				t.Errorf("the report loads something from elsewhere")
 			}
 		})
+	}
+}
+
+// Futures computed under a report's context are in the report, as Dask's
+// performance_report records client.submit and client.map.
+func TestPerformanceReportFutures(t *testing.T) {
+	c := dashCluster(t, "")
+	path := filepath.Join(t.TempDir(), "report.html")
+	ctx, done := PerformanceReport(context.Background(), path)
+	cl := c.Client()
+	fs := cl.Map(ctx, schedtest.Inc, [][]any{{1}, {2}, {3}})
+	g := cl.Submit(ctx, schedtest.Inc, fs[0])
+	if _, err := cl.Gather(context.Background(), append(fs, g)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := done(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if got := strings.Count(page, `<rect class="bar"`); got != 4 {
+		t.Errorf("%d bars, want 4 (three mapped tasks and one submitted)", got)
+	}
+	if !strings.Contains(page, `data-prefix="schedtest.inc" data-tasks="4"`) {
+		t.Errorf("no row of 4 inc tasks in the report: %s", regexp.MustCompile(`data-prefix="[^"]*" data-tasks="\d+"`).FindAllString(page, -1))
 	}
 }
