@@ -350,6 +350,13 @@ func (c *Client) submit(ctx context.Context, fn any, argLists [][]any, opts []Su
 		}
 	}
 	out := make([]*Future, len(argLists))
+	if cfg.key != "" && len(argLists) != 1 {
+		err := fmt.Errorf("distributed: map: WithKey names one task, but %d were asked for (it is an option of Submit)", len(argLists))
+		for i := range out {
+			out[i] = c.failedFuture(cfg.key, err)
+		}
+		return out
+	}
 	g := graph.New(len(argLists))
 	var keys []graph.Key
 	var args []*Future // Futures the graph refers to, kept until the job starts
@@ -487,20 +494,12 @@ func (c *Client) taskNode(op graph.Op, args []any, cfg submitConfig) (graph.Key,
 	parts = append(parts, op)
 	var fs []*Future
 	for i, a := range args {
-		if f, ok := a.(*Future); ok {
-			if f == nil {
-				return "", graph.Node{}, nil, fmt.Errorf("distributed: submit %s: argument %d: %w", op.Name(), i, ErrNilFuture)
-			}
-			if f.c != c {
-				return "", graph.Node{}, nil, fmt.Errorf("distributed: submit %s: argument %d is a Future of another client", op.Name(), i)
-			}
-			gargs[i] = graph.Ref(f.st.key)
-			parts = append(parts, f.st.key)
-			fs = append(fs, f)
-			continue
+		ga, part, err := c.futureArg(&fs, a, 0)
+		if err != nil {
+			return "", graph.Node{}, nil, fmt.Errorf("distributed: submit %s: argument %d: %w", op.Name(), i, err)
 		}
-		gargs[i] = graph.Lit(a)
-		parts = append(parts, a)
+		gargs[i] = ga
+		parts = append(parts, part)
 	}
 	nd := graph.Task(op, gargs...)
 	nd.Resources = cfg.resources
@@ -517,6 +516,80 @@ func (c *Client) taskNode(op graph.Op, args []any, cfg submitConfig) (graph.Key,
 		k = graph.Key(opPrefix(op.Name()) + "-" + tok)
 	}
 	return k, nd, fs, nil
+}
+
+// maxArgDepth bounds the nesting of lists searched for Futures.
+const maxArgDepth = 8
+
+// futureArg makes a of a submission an argument: a *Future a reference
+// to its key (the op gets its value), a []*Future, or a []any holding
+// Futures at any depth, a list whose Futures are references (the op gets
+// a []any of values, as Dask's submit unpacks lists of futures); anything
+// else a literal. It appends the Futures to *fs and returns what the
+// key's token is made of. A Future inside a map is refused, not sent as
+// a value the workers cannot decode.
+func (c *Client) futureArg(fs *[]*Future, a any, depth int) (graph.Arg, any, error) {
+	switch x := a.(type) {
+	case *Future:
+		if x == nil {
+			return graph.Arg{}, nil, ErrNilFuture
+		}
+		if x.c != c {
+			return graph.Arg{}, nil, fmt.Errorf("%s is a Future of another client", x.st.key)
+		}
+		*fs = append(*fs, x)
+		return graph.Ref(x.st.key), x.st.key, nil
+	case []*Future:
+		elems := make([]any, len(x))
+		for i, f := range x {
+			elems[i] = f
+		}
+		return c.futureList(fs, elems, depth)
+	case []any:
+		if depth < maxArgDepth && holdsFuture(x, depth) {
+			return c.futureList(fs, x, depth)
+		}
+	case map[string]any:
+		for k, v := range x {
+			if _, ok := v.(*Future); ok {
+				return graph.Arg{}, nil, fmt.Errorf("a Future in a map (key %q) is not resolved: pass it as an argument, or in a []any", k)
+			}
+		}
+	}
+	return graph.Lit(a), a, nil
+}
+
+// futureList is futureArg of a list holding Futures.
+func (c *Client) futureList(fs *[]*Future, elems []any, depth int) (graph.Arg, any, error) {
+	if depth >= maxArgDepth {
+		return graph.Arg{}, nil, fmt.Errorf("Futures nested more than %d lists deep", maxArgDepth)
+	}
+	args := make([]graph.Arg, len(elems))
+	parts := make([]any, len(elems))
+	for i, e := range elems {
+		a, p, err := c.futureArg(fs, e, depth+1)
+		if err != nil {
+			return graph.Arg{}, nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		args[i], parts[i] = a, p
+	}
+	return graph.List(args...), parts, nil
+}
+
+// holdsFuture reports whether xs holds a Future, in nested []any or
+// []*Future too, up to maxArgDepth.
+func holdsFuture(xs []any, depth int) bool {
+	for _, x := range xs {
+		switch y := x.(type) {
+		case *Future, []*Future:
+			return true
+		case []any:
+			if depth+1 < maxArgDepth && holdsFuture(y, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // opPrefix makes an op name a key prefix: no '-' or brackets.
