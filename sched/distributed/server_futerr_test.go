@@ -217,3 +217,51 @@ func TestServerKeepGoingScripted(t *testing.T) {
 		t.Fatalf("after releasing everything: %d jobs, %d held keys", len(ss.s.jobs), len(sess.held))
 	}
 }
+
+// A held value lost with the last worker is recomputed by its retired
+// job whenever a worker comes back, however long that takes (Dask's
+// tasks wait for workers without a deadline): the scheduler's worker
+// timeout, which fails a running job's tasks that find no worker, does
+// not err a retired job's recomputation (it did: the held key then
+// stayed erred, and a later Result failed though workers had returned).
+func TestRetiredJobWaitsForWorkers(t *testing.T) {
+	ss := newSimServer(3)
+	ok := func(what string) { t.Helper(); ss.check(t, func() string { return " " + what }) }
+	w := ss.register(t, &pb.Register{Name: "a", DataAddress: "10.0.0.1:1", Nthreads: 2})
+	sess := &srvSession{id: "s", held: map[string][]taskRef{}}
+	ss.do(t, func() string { return "a session" }, func() { ss.s.sessions[sess.id] = sess })
+	ss.csess = append(ss.csess, sess)
+	defs := []*pb.TaskDef{{Key: "x-0"}, {Key: "y-1", Deps: []int32{0}}}
+	j := ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: &pb.Run{Outputs: []int32{1}, Hold: []int32{1}, Session: sess.id, KeepGoing: true}})
+	ok("submitted")
+	for len(w.specs) > 0 {
+		ss.send(t, w, reportAll(w, nil))
+		ok("reported")
+	}
+	ss.cancel(t, j, true)
+	ok("retired")
+	ss.disconnect(t, w, false)
+	ok("the only worker lost")
+	for range 3 {
+		ss.tick(t, 2*ss.s.opts.WorkerTimeout)
+		ok("a worker timeout later")
+	}
+	ss.s.mu.Lock()
+	st := j.state[1]
+	ss.s.mu.Unlock()
+	if st == tsErred {
+		t.Fatalf("the held value erred while no worker was connected")
+	}
+	w2 := ss.register(t, &pb.Register{Name: "b", DataAddress: "10.0.0.2:1", Nthreads: 2})
+	ok("a worker joined")
+	for len(w2.specs) > 0 {
+		ss.send(t, w2, reportAll(w2, nil))
+		ok("reported again")
+	}
+	ss.s.mu.Lock()
+	st, holder := j.state[1], j.who[1]
+	ss.s.mu.Unlock()
+	if st != tsMemory || holder != w2.w.id {
+		t.Fatalf("after a worker joined: the held value is %s on worker %d, want in memory on %d", stateNames[st], holder, w2.w.id)
+	}
+}

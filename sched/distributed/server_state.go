@@ -416,7 +416,11 @@ func (s *Server) sortedJobs() []*srvJob {
 }
 
 // checkTimeouts loses silent workers and fails jobs whose tasks found no
-// worker for WorkerTimeout.
+// worker for WorkerTimeout. A retired job (it recomputes held values its
+// workers lost, for a client that is not waiting on it) waits for workers
+// without a deadline, as Dask's tasks do: erring there would make the
+// held keys fail for good, though workers come back (a scale-down to
+// none and up again); a job that needs them waits on its own terms.
 func (s *Server) checkTimeouts(now time.Time) {
 	for _, w := range slices.Clone(s.live) {
 		if now.Sub(w.lastSeen) > s.opts.WorkerTimeout {
@@ -425,6 +429,9 @@ func (s *Server) checkTimeouts(now time.Time) {
 	}
 	for _, j := range s.sortedJobs() {
 		j.noWorker = slices.DeleteFunc(j.noWorker, func(e noWorkerEntry) bool { return j.state[e.i] != tsNoWorker })
+		if j.retired {
+			continue
+		}
 		for _, e := range j.noWorker {
 			if j.state[e.i] != tsNoWorker || now.Sub(e.since) <= s.opts.WorkerTimeout {
 				continue
