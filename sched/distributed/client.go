@@ -151,11 +151,25 @@ func defaultMaxResult() int64 {
 	return fallback
 }
 
-// Close closes the client's connections. Gets under way fail.
+// ErrClientClosed is the error of a call on a Client after Close.
+var ErrClientClosed = errors.New("distributed: client closed")
+
+// Close closes the client's connections. Gets under way fail, later
+// calls fail with ErrClientClosed, and closing again does nothing.
 func (c *Client) Close() error {
+	if c.isClosed() {
+		return nil
+	}
 	c.closeSession()
 	c.data.close()
 	return c.conn.Close()
+}
+
+// isClosed reports whether Close was called.
+func (c *Client) isClosed() bool {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	return c.closed
 }
 
 // maxMessage bounds the bytes of TaskDefs the client puts in one
@@ -187,6 +201,9 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 		}
 		cb.Finish(err)
 	}()
+	if c.isClosed() {
+		return nil, ErrClientClosed
+	}
 	pg, d, want, err := sched.Plan(g, keys)
 	if err != nil {
 		return nil, err

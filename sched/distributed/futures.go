@@ -769,7 +769,7 @@ func (c *Client) session(ctx context.Context) (string, error) {
 		}
 	}
 	if c.closed {
-		return "", fmt.Errorf("distributed: client closed")
+		return "", ErrClientClosed
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	stream, err := c.sched.Session(sctx)

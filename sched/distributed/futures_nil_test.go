@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/sched/schedtest"
 )
 
@@ -54,5 +55,31 @@ func TestNilFutures(t *testing.T) {
 	// The client still works.
 	if v, err := cl.Submit(ctx, schedtest.Inc, f).Result(ctx); err != nil || v != 3 {
 		t.Fatalf("Submit after the nil calls = %v, %v; want 3", v, err)
+	}
+}
+
+// After Close, calls fail with ErrClientClosed (not as a lost
+// connection), and closing again does nothing.
+func TestClientClosed(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, InProcess: true, Quiet: true})
+	cl, err := Connect(context.Background(), c.Server().Addr(), ClientOptions{Security: c.ClientSecurity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Close(); err != nil {
+		t.Errorf("second Close = %v, want nil", err)
+	}
+	g, root := schedtest.AddTree(4)
+	if _, err := cl.Get(context.Background(), g, []graph.Key{root}); !errors.Is(err, ErrClientClosed) {
+		t.Errorf("Get after Close = %v, want ErrClientClosed", err)
+	}
+	if err := cl.Submit(context.Background(), schedtest.Inc, 1).Err(); err != nil && !errors.Is(err, ErrClientClosed) {
+		t.Errorf("Submit after Close: Err = %v, want ErrClientClosed", err)
+	}
+	if _, err := cl.Submit(context.Background(), schedtest.Inc, 1).Result(context.Background()); !errors.Is(err, ErrClientClosed) {
+		t.Errorf("Result after Close = %v, want ErrClientClosed", err)
 	}
 }
