@@ -195,7 +195,9 @@ func (c *Client) Release(fs ...*Future) {
 }
 
 // Cancel makes every Future of this key fail with ErrCancelled, unless
-// its value is already held, and releases this one.
+// its value is already held, and releases this one. The key is forgotten
+// by the client, as Dask's cancel does: submitting it again computes it
+// anew, though other Futures of the cancelled one are not released yet.
 func (f *Future) Cancel() {
 	if f == nil {
 		return
@@ -207,6 +209,9 @@ func (f *Future) Cancel() {
 	default:
 		st.err = ErrCancelled
 		f.c.finishLocked(st)
+		if f.c.futs[st.key] == st {
+			delete(f.c.futs, st.key)
+		}
 	}
 	f.c.fmu.Unlock()
 	f.Release()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tessera-go/tessera/graph"
@@ -82,4 +84,28 @@ func TestClientClosed(t *testing.T) {
 	if _, err := cl.Submit(context.Background(), schedtest.Inc, 1).Result(context.Background()); !errors.Is(err, ErrClientClosed) {
 		t.Errorf("Result after Close = %v, want ErrClientClosed", err)
 	}
+}
+
+// A key submitted again after Cancel is computed anew (Dask's cancel
+// forgets the key), though another Future of the cancelled one is alive.
+func TestResubmitAfterCancel(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, InProcess: true, Quiet: true})
+	cl := c.Client()
+	ctx := context.Background()
+	gate := filepath.Join(t.TempDir(), "gate")
+	k1 := cl.Submit(ctx, fileGate, gate, 5)
+	k2 := cl.Submit(ctx, fileGate, gate, 5)
+	k1.Cancel()
+	if err := k2.Err(); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("the other Future of the cancelled key: Err = %v, want ErrCancelled", err)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k3 := cl.Submit(ctx, fileGate, gate, 5)
+	if v, err := k3.Result(ctx); err != nil || v != 5 {
+		t.Fatalf("the key submitted again = %v, %v; want 5", v, err)
+	}
+	k2.Release()
+	k3.Release()
 }
