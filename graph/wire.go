@@ -38,6 +38,9 @@ func EncodeNode(dst []byte, n *Node) ([]byte, error) {
 		sort.Strings(names)
 		dst = binary.AppendUvarint(dst, uint64(len(names)))
 		for _, r := range names {
+			if r == "" {
+				return nil, errors.New("graph: encode node: a resource with an empty name")
+			}
 			if !validResource(n.Resources[r]) {
 				return nil, fmt.Errorf("graph: encode node: resource %q = %v, want a finite amount >= 0", r, n.Resources[r])
 			}
@@ -281,8 +284,8 @@ func (d *wireDecoder) node() Node {
 				}
 				v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
 				d.b = d.b[8:]
-				if !validResource(v) {
-					d.fail(fmt.Errorf("resource %q = %v, want a finite amount >= 0", r, v))
+				if !validResource(v) || r == "" {
+					d.fail(fmt.Errorf("resource %q = %v, want a name and a finite amount >= 0", r, v))
 					break
 				}
 				n.Resources[r] = v

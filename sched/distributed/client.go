@@ -220,6 +220,9 @@ func (c *Client) Get(ctx context.Context, g *graph.Graph, keys []graph.Key) (out
 	j.lateOpsOK = c.lateOpsOK
 	if len(j.outputs) > 0 {
 		cfg, _ := callConfig(ctx, submitConfig{retries: c.opts.Retries})
+		if err := cfg.check(); err != nil {
+			return nil, err
+		}
 		enc, err := j.encode(int32(cfg.retries), c.opts.Name)
 		if err != nil {
 			return nil, err

@@ -337,7 +337,12 @@ func (s *Server) noWorkerMessage(j *srvJob, t int32) string {
 		}
 	}
 	if r := j.pl.only; r != nil && !r.loose {
-		why = append(why, "is one of the workers "+strconv.Quote(strings.Join(r.names, ", "))+" it is restricted to (Workers)")
+		names := r.names
+		more := ""
+		if len(names) > 10 {
+			names, more = names[:10], fmt.Sprintf(" and %d more", len(r.names)-10)
+		}
+		why = append(why, "is one of the workers "+strconv.Quote(strings.Join(names, ", "))+more+" it is restricted to (Workers)")
 	}
 	if len(why) == 0 {
 		return fmt.Sprintf("no worker connected to run task %q (waited %v)", j.key(t), s.opts.WorkerTimeout)

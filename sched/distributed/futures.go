@@ -292,6 +292,21 @@ type submitConfig struct {
 	priority int64
 }
 
+// check reports options that cannot be meant: negative retries, a worker
+// or resource with an empty name.
+func (cfg *submitConfig) check() error {
+	if cfg.retries < 0 {
+		return fmt.Errorf("distributed: Retries(%d): negative", cfg.retries)
+	}
+	if slices.Contains(cfg.workers, "") {
+		return errors.New("distributed: Workers: an empty worker name")
+	}
+	if _, ok := cfg.resources[""]; ok {
+		return errors.New("distributed: Resources: a resource with an empty name")
+	}
+	return nil
+}
+
 // Retries re-runs a failing task up to n times before its error is final.
 func Retries(n int) SubmitOption { return func(c *submitConfig) { c.retries = n } }
 
@@ -355,6 +370,12 @@ func (c *Client) submit(ctx context.Context, fn any, argLists [][]any, opts []Su
 		}
 	}
 	out := make([]*Future, len(argLists))
+	if err := cfg.check(); err != nil {
+		for i := range out {
+			out[i] = c.failedFuture(cfg.key, err)
+		}
+		return out
+	}
 	if cfg.key != "" && len(argLists) != 1 {
 		err := fmt.Errorf("distributed: map: WithKey names one task, but %d were asked for (it is an option of Submit)", len(argLists))
 		for i := range out {
@@ -439,6 +460,9 @@ func (c *Client) submitGraph(ctx context.Context, g *graph.Graph, keys []graph.K
 func (c *Client) Persist(ctx context.Context, g *graph.Graph, keys []graph.Key) ([]graph.Node, error) {
 	cfg, _ := callConfig(ctx, submitConfig{retries: c.opts.Retries})
 	cfg.resources, cfg.key = nil, ""
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	fs := c.submitGraph(ctx, g, keys, cfg)
 	if err := c.Wait(ctx, fs...); err != nil {
 		for _, f := range fs {
@@ -998,8 +1022,11 @@ func (c *Client) AsCompleted(fs ...*Future) <-chan *Future {
 // Scatter puts values on the cluster and returns their Futures once they
 // are held there. Each value travels in its task's node (through the
 // scheduler, which does not decode it), so it must be encodable by the
-// value codec (graph.EncodeValue). With broadcast, every live worker is
-// then asked for a copy (Replicate).
+// value codec (graph.EncodeValue), and be at most 63 MiB encoded (one
+// message; a larger one is an error naming its key: split it, or let the
+// workers read it from a file, as chunkarray's FromNPY and FromZarr
+// do). With broadcast, every live worker is then asked for a copy
+// (Replicate).
 func (c *Client) Scatter(ctx context.Context, values []any, broadcast bool) ([]*Future, error) {
 	args := make([][]any, len(values))
 	for i, v := range values {

@@ -2,6 +2,7 @@ package distributed
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -66,5 +67,27 @@ func TestMapWithKeyRefused(t *testing.T) {
 	}
 	if v, err := c.Client().Map(context.Background(), schedtest.Inc, [][]any{{1}}, WithKey("one"))[0].Result(context.Background()); err != nil || v != 2 {
 		t.Errorf("Map of one with WithKey = %v, %v; want 2", v, err)
+	}
+}
+
+// Options that cannot be meant are refused at once, naming the option.
+func TestSubmitOptionsChecked(t *testing.T) {
+	c := startCluster(t, ClusterOptions{Workers: 1, InProcess: true, Quiet: true})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opt  SubmitOption
+		want string
+	}{
+		{Retries(-5), "Retries(-5)"},
+		{Workers("w", ""), "empty worker name"},
+		{Resources(map[string]float64{"": 1}), "empty name"},
+	} {
+		if err := c.Client().SubmitWith(ctx, []SubmitOption{tc.opt}, schedtest.Inc, 1).Err(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Err = %v, want an error with %q", err, tc.want)
+		}
+		g, keys := pidGraph(t, "opt", 1)
+		if _, err := c.Get(WithOptions(ctx, tc.opt), g, keys); !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("Get under the option = %v, want an error with %q", err, tc.want)
+		}
 	}
 }

@@ -122,6 +122,7 @@ func (s Security) serverOptions(log *slog.Logger) ([]grpc.ServerOption, error) {
 		opts = append(opts, grpc.Creds(handshakeLogger{credentials.NewTLS(cfg), log}))
 	}
 	if s.Token != "" {
+		var limit warnLimit
 		check := func(ctx context.Context, method string) error {
 			md, _ := metadata.FromIncomingContext(ctx)
 			got := md.Get(tokenHeader)
@@ -132,9 +133,11 @@ func (s Security) serverOptions(log *slog.Logger) ([]grpc.ServerOption, error) {
 			if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 				addr = p.Addr.String()
 			}
-			if log != nil {
-				log.Warn("refused a call without the cluster token", "peer", addr, "method", method)
+			why := "missing"
+			if len(got) > 0 {
+				why = "wrong"
 			}
+			limit.warn(log, "refused a call without the cluster token", "token", why, "peer", addr, "method", method)
 			return status.Error(codes.Unauthenticated, "tessera: missing or wrong cluster token")
 		}
 		opts = append(opts,

@@ -42,6 +42,8 @@ type Server struct {
 	opts     SchedulerOptions
 	log      *slog.Logger
 	insecure bool // listening beyond loopback without TLS and token, as allowed by opts.Insecure
+	// statusWarn bounds the warnings of refused status requests.
+	statusWarn warnLimit
 
 	lis       net.Listener
 	grpc      *grpc.Server

@@ -165,7 +165,7 @@ func (s *Server) startStatus() error {
 	auth := func(h http.HandlerFunc) http.HandlerFunc {
 		return func(rw http.ResponseWriter, r *http.Request) {
 			if !s.statusAuthorized(r) {
-				s.log.Warn("refused a status request without the cluster token", "peer", r.RemoteAddr, "path", r.URL.Path)
+				s.statusWarn.warn(s.log, "refused a status request without the cluster token", "peer", r.RemoteAddr, "path", r.URL.Path)
 				http.Error(rw, "tessera: missing or wrong cluster token (a browser: open /?token=TOKEN once)", http.StatusUnauthorized)
 				return
 			}
