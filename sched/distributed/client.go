@@ -78,6 +78,10 @@ func Connect(ctx context.Context, address string, opts ClientOptions) (*Client, 
 		conn.Close()
 		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
 	}
+	if err := checkIdentity(ctx, pb.NewSchedulerClient(conn)); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("distributed: connect to scheduler %s: %w", address, err)
+	}
 	data := newDataClient(opts.Security)
 	switch {
 	case opts.MaxResultBytes > 0:

@@ -2259,6 +2259,102 @@ func (x *RetireReply) GetRetired() []string {
 	return nil
 }
 
+type IdentityRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IdentityRequest) Reset() {
+	*x = IdentityRequest{}
+	mi := &file_tessera_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IdentityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IdentityRequest) ProtoMessage() {}
+
+func (x *IdentityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IdentityRequest.ProtoReflect.Descriptor instead.
+func (*IdentityRequest) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{28}
+}
+
+type IdentityReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`                                  // the control plane's listening address
+	Workers       int32                  `protobuf:"varint,2,opt,name=workers,proto3" json:"workers,omitempty"`                                 // live workers
+	StatusAddress string                 `protobuf:"bytes,3,opt,name=status_address,json=statusAddress,proto3" json:"status_address,omitempty"` // the status port (dashboard); "" when none
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IdentityReply) Reset() {
+	*x = IdentityReply{}
+	mi := &file_tessera_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IdentityReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IdentityReply) ProtoMessage() {}
+
+func (x *IdentityReply) ProtoReflect() protoreflect.Message {
+	mi := &file_tessera_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IdentityReply.ProtoReflect.Descriptor instead.
+func (*IdentityReply) Descriptor() ([]byte, []int) {
+	return file_tessera_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *IdentityReply) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *IdentityReply) GetWorkers() int32 {
+	if x != nil {
+		return x.Workers
+	}
+	return 0
+}
+
+func (x *IdentityReply) GetStatusAddress() string {
+	if x != nil {
+		return x.StatusAddress
+	}
+	return ""
+}
+
 type FetchRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Job           uint64                 `protobuf:"varint,1,opt,name=job,proto3" json:"job,omitempty"`
@@ -2269,7 +2365,7 @@ type FetchRequest struct {
 
 func (x *FetchRequest) Reset() {
 	*x = FetchRequest{}
-	mi := &file_tessera_proto_msgTypes[28]
+	mi := &file_tessera_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2281,7 +2377,7 @@ func (x *FetchRequest) String() string {
 func (*FetchRequest) ProtoMessage() {}
 
 func (x *FetchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[28]
+	mi := &file_tessera_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2294,7 +2390,7 @@ func (x *FetchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchRequest.ProtoReflect.Descriptor instead.
 func (*FetchRequest) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{28}
+	return file_tessera_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *FetchRequest) GetJob() uint64 {
@@ -2326,7 +2422,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_tessera_proto_msgTypes[29]
+	mi := &file_tessera_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2338,7 +2434,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_tessera_proto_msgTypes[29]
+	mi := &file_tessera_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2351,7 +2447,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_tessera_proto_rawDescGZIP(), []int{29}
+	return file_tessera_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Frame) GetKey() string {
@@ -2583,7 +2679,12 @@ const file_tessera_proto_rawDesc = "" +
 	"\n" +
 	"timeout_ms\x18) \x01(\x03R\ttimeoutMs\"'\n" +
 	"\vRetireReply\x12\x18\n" +
-	"\aretired\x18( \x03(\tR\aretired\"4\n" +
+	"\aretired\x18( \x03(\tR\aretired\"\x11\n" +
+	"\x0fIdentityRequest\"j\n" +
+	"\rIdentityReply\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x18\n" +
+	"\aworkers\x18\x02 \x01(\x05R\aworkers\x12%\n" +
+	"\x0estatus_address\x18\x03 \x01(\tR\rstatusAddress\"4\n" +
 	"\fFetchRequest\x12\x10\n" +
 	"\x03job\x18\x01 \x01(\x04R\x03job\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\"[\n" +
@@ -2591,12 +2692,13 @@ const file_tessera_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\x12\x18\n" +
-	"\amissing\x18\x04 \x01(\bR\amissing2\xf9\x02\n" +
+	"\amissing\x18\x04 \x01(\bR\amissing2\xd5\x03\n" +
 	"\tScheduler\x12^\n" +
 	"\aConnect\x12%.tessera.distributed.v1.WorkerMessage\x1a(.tessera.distributed.v1.SchedulerMessage(\x010\x01\x12Y\n" +
 	"\aCompute\x12%.tessera.distributed.v1.ClientMessage\x1a#.tessera.distributed.v1.ClientEvent(\x010\x01\x12[\n" +
 	"\aSession\x12&.tessera.distributed.v1.SessionMessage\x1a$.tessera.distributed.v1.SessionEvent(\x010\x01\x12T\n" +
-	"\x06Retire\x12%.tessera.distributed.v1.RetireRequest\x1a#.tessera.distributed.v1.RetireReply2V\n" +
+	"\x06Retire\x12%.tessera.distributed.v1.RetireRequest\x1a#.tessera.distributed.v1.RetireReply\x12Z\n" +
+	"\bIdentity\x12'.tessera.distributed.v1.IdentityRequest\x1a%.tessera.distributed.v1.IdentityReply2V\n" +
 	"\x04Data\x12N\n" +
 	"\x05Fetch\x12$.tessera.distributed.v1.FetchRequest\x1a\x1d.tessera.distributed.v1.Frame0\x01B4Z2github.com/tessera-go/tessera/sched/distributed/pbb\x06proto3"
 
@@ -2613,7 +2715,7 @@ func file_tessera_proto_rawDescGZIP() []byte {
 }
 
 var file_tessera_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_tessera_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_tessera_proto_goTypes = []any{
 	(JobError_Kind)(0),       // 0: tessera.distributed.v1.JobError.Kind
 	(*Register)(nil),         // 1: tessera.distributed.v1.Register
@@ -2644,16 +2746,18 @@ var file_tessera_proto_goTypes = []any{
 	(*SessionEvent)(nil),     // 26: tessera.distributed.v1.SessionEvent
 	(*RetireRequest)(nil),    // 27: tessera.distributed.v1.RetireRequest
 	(*RetireReply)(nil),      // 28: tessera.distributed.v1.RetireReply
-	(*FetchRequest)(nil),     // 29: tessera.distributed.v1.FetchRequest
-	(*Frame)(nil),            // 30: tessera.distributed.v1.Frame
-	nil,                      // 31: tessera.distributed.v1.Register.ResourcesEntry
-	nil,                      // 32: tessera.distributed.v1.TaskSpec.ResourcesEntry
-	nil,                      // 33: tessera.distributed.v1.TaskDef.ResourcesEntry
+	(*IdentityRequest)(nil),  // 29: tessera.distributed.v1.IdentityRequest
+	(*IdentityReply)(nil),    // 30: tessera.distributed.v1.IdentityReply
+	(*FetchRequest)(nil),     // 31: tessera.distributed.v1.FetchRequest
+	(*Frame)(nil),            // 32: tessera.distributed.v1.Frame
+	nil,                      // 33: tessera.distributed.v1.Register.ResourcesEntry
+	nil,                      // 34: tessera.distributed.v1.TaskSpec.ResourcesEntry
+	nil,                      // 35: tessera.distributed.v1.TaskDef.ResourcesEntry
 }
 var file_tessera_proto_depIdxs = []int32{
-	31, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
+	33, // 0: tessera.distributed.v1.Register.resources:type_name -> tessera.distributed.v1.Register.ResourcesEntry
 	3,  // 1: tessera.distributed.v1.TaskSpec.deps:type_name -> tessera.distributed.v1.Dep
-	32, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
+	34, // 2: tessera.distributed.v1.TaskSpec.resources:type_name -> tessera.distributed.v1.TaskSpec.ResourcesEntry
 	2,  // 3: tessera.distributed.v1.SchedulerMessage.welcome:type_name -> tessera.distributed.v1.Welcome
 	4,  // 4: tessera.distributed.v1.SchedulerMessage.compute:type_name -> tessera.distributed.v1.TaskSpec
 	5,  // 5: tessera.distributed.v1.SchedulerMessage.steal:type_name -> tessera.distributed.v1.KeyRef
@@ -2667,7 +2771,7 @@ var file_tessera_proto_depIdxs = []int32{
 	11, // 13: tessera.distributed.v1.WorkerMessage.stolen:type_name -> tessera.distributed.v1.StealReply
 	12, // 14: tessera.distributed.v1.WorkerMessage.heartbeat:type_name -> tessera.distributed.v1.Heartbeat
 	13, // 15: tessera.distributed.v1.WorkerMessage.replicas:type_name -> tessera.distributed.v1.Replica
-	33, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
+	35, // 16: tessera.distributed.v1.TaskDef.resources:type_name -> tessera.distributed.v1.TaskDef.ResourcesEntry
 	15, // 17: tessera.distributed.v1.ClientMessage.tasks:type_name -> tessera.distributed.v1.TaskDef
 	16, // 18: tessera.distributed.v1.ClientMessage.run:type_name -> tessera.distributed.v1.Run
 	17, // 19: tessera.distributed.v1.ClientMessage.lost:type_name -> tessera.distributed.v1.LostOutput
@@ -2683,14 +2787,16 @@ var file_tessera_proto_depIdxs = []int32{
 	18, // 29: tessera.distributed.v1.Scheduler.Compute:input_type -> tessera.distributed.v1.ClientMessage
 	25, // 30: tessera.distributed.v1.Scheduler.Session:input_type -> tessera.distributed.v1.SessionMessage
 	27, // 31: tessera.distributed.v1.Scheduler.Retire:input_type -> tessera.distributed.v1.RetireRequest
-	29, // 32: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
-	6,  // 33: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
-	23, // 34: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
-	26, // 35: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
-	28, // 36: tessera.distributed.v1.Scheduler.Retire:output_type -> tessera.distributed.v1.RetireReply
-	30, // 37: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
+	29, // 32: tessera.distributed.v1.Scheduler.Identity:input_type -> tessera.distributed.v1.IdentityRequest
+	31, // 33: tessera.distributed.v1.Data.Fetch:input_type -> tessera.distributed.v1.FetchRequest
+	6,  // 34: tessera.distributed.v1.Scheduler.Connect:output_type -> tessera.distributed.v1.SchedulerMessage
+	23, // 35: tessera.distributed.v1.Scheduler.Compute:output_type -> tessera.distributed.v1.ClientEvent
+	26, // 36: tessera.distributed.v1.Scheduler.Session:output_type -> tessera.distributed.v1.SessionEvent
+	28, // 37: tessera.distributed.v1.Scheduler.Retire:output_type -> tessera.distributed.v1.RetireReply
+	30, // 38: tessera.distributed.v1.Scheduler.Identity:output_type -> tessera.distributed.v1.IdentityReply
+	32, // 39: tessera.distributed.v1.Data.Fetch:output_type -> tessera.distributed.v1.Frame
+	34, // [34:40] is the sub-list for method output_type
+	28, // [28:34] is the sub-list for method input_type
 	28, // [28:28] is the sub-list for extension type_name
 	28, // [28:28] is the sub-list for extension extendee
 	0,  // [0:28] is the sub-list for field type_name
@@ -2707,7 +2813,7 @@ func file_tessera_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tessera_proto_rawDesc), len(file_tessera_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   33,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -35,10 +35,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Scheduler_Connect_FullMethodName = "/tessera.distributed.v1.Scheduler/Connect"
-	Scheduler_Compute_FullMethodName = "/tessera.distributed.v1.Scheduler/Compute"
-	Scheduler_Session_FullMethodName = "/tessera.distributed.v1.Scheduler/Session"
-	Scheduler_Retire_FullMethodName  = "/tessera.distributed.v1.Scheduler/Retire"
+	Scheduler_Connect_FullMethodName  = "/tessera.distributed.v1.Scheduler/Connect"
+	Scheduler_Compute_FullMethodName  = "/tessera.distributed.v1.Scheduler/Compute"
+	Scheduler_Session_FullMethodName  = "/tessera.distributed.v1.Scheduler/Session"
+	Scheduler_Retire_FullMethodName   = "/tessera.distributed.v1.Scheduler/Retire"
+	Scheduler_Identity_FullMethodName = "/tessera.distributed.v1.Scheduler/Identity"
 )
 
 // SchedulerClient is the client API for Scheduler service.
@@ -70,6 +71,10 @@ type SchedulerClient interface {
 	// with an error (the workers then work on) when that cannot be done
 	// within the timeout.
 	Retire(ctx context.Context, in *RetireRequest, opts ...grpc.CallOption) (*RetireReply, error)
+	// Identity answers a client's first call (Dask's identity): what the
+	// scheduler is. Connect makes it so that a missing or wrong token or
+	// certificate fails there, not at the first computation.
+	Identity(ctx context.Context, in *IdentityRequest, opts ...grpc.CallOption) (*IdentityReply, error)
 }
 
 type schedulerClient struct {
@@ -129,6 +134,16 @@ func (c *schedulerClient) Retire(ctx context.Context, in *RetireRequest, opts ..
 	return out, nil
 }
 
+func (c *schedulerClient) Identity(ctx context.Context, in *IdentityRequest, opts ...grpc.CallOption) (*IdentityReply, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IdentityReply)
+	err := c.cc.Invoke(ctx, Scheduler_Identity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SchedulerServer is the server API for Scheduler service.
 // All implementations must embed UnimplementedSchedulerServer
 // for forward compatibility.
@@ -158,6 +173,10 @@ type SchedulerServer interface {
 	// with an error (the workers then work on) when that cannot be done
 	// within the timeout.
 	Retire(context.Context, *RetireRequest) (*RetireReply, error)
+	// Identity answers a client's first call (Dask's identity): what the
+	// scheduler is. Connect makes it so that a missing or wrong token or
+	// certificate fails there, not at the first computation.
+	Identity(context.Context, *IdentityRequest) (*IdentityReply, error)
 	mustEmbedUnimplementedSchedulerServer()
 }
 
@@ -179,6 +198,9 @@ func (UnimplementedSchedulerServer) Session(grpc.BidiStreamingServer[SessionMess
 }
 func (UnimplementedSchedulerServer) Retire(context.Context, *RetireRequest) (*RetireReply, error) {
 	return nil, status.Error(codes.Unimplemented, "method Retire not implemented")
+}
+func (UnimplementedSchedulerServer) Identity(context.Context, *IdentityRequest) (*IdentityReply, error) {
+	return nil, status.Error(codes.Unimplemented, "method Identity not implemented")
 }
 func (UnimplementedSchedulerServer) mustEmbedUnimplementedSchedulerServer() {}
 func (UnimplementedSchedulerServer) testEmbeddedByValue()                   {}
@@ -240,6 +262,24 @@ func _Scheduler_Retire_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Scheduler_Identity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IdentityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SchedulerServer).Identity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Scheduler_Identity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SchedulerServer).Identity(ctx, req.(*IdentityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Scheduler_ServiceDesc is the grpc.ServiceDesc for Scheduler service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -250,6 +290,10 @@ var Scheduler_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Retire",
 			Handler:    _Scheduler_Retire_Handler,
+		},
+		{
+			MethodName: "Identity",
+			Handler:    _Scheduler_Identity_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
