@@ -31,14 +31,7 @@ func TestPerformanceReport(t *testing.T) {
 			if _, err := s.s.Get(ctx, napGraph(n, ms), []graph.Key{"total"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := done(); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			page := string(b)
+			page := finishReport(t, done, path)
 			if got := strings.Count(page, `<rect class="bar"`); got != n+1 {
 				t.Errorf("%d bars, want %d", got, n+1)
 			}
@@ -77,6 +70,18 @@ func TestPerformanceReportFutures(t *testing.T) {
 	if _, err := cl.Gather(context.Background(), append(fs, g)...); err != nil {
 		t.Fatal(err)
 	}
+	page := finishReport(t, done, path)
+	if got := strings.Count(page, `<rect class="bar"`); got != 4 {
+		t.Errorf("%d bars, want 4 (three mapped tasks and one submitted)", got)
+	}
+	if !strings.Contains(page, `data-prefix="schedtest.inc" data-tasks="4"`) {
+		t.Errorf("no row of 4 inc tasks in the report: %s", regexp.MustCompile(`data-prefix="[^"]*" data-tasks="\d+"`).FindAllString(page, -1))
+	}
+}
+
+// finishReport writes the report (done) and returns the page at path.
+func finishReport(t *testing.T, done func() error, path string) string {
+	t.Helper()
 	if err := done(); err != nil {
 		t.Fatal(err)
 	}
@@ -84,11 +89,5 @@ func TestPerformanceReportFutures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := string(b)
-	if got := strings.Count(page, `<rect class="bar"`); got != 4 {
-		t.Errorf("%d bars, want 4 (three mapped tasks and one submitted)", got)
-	}
-	if !strings.Contains(page, `data-prefix="schedtest.inc" data-tasks="4"`) {
-		t.Errorf("no row of 4 inc tasks in the report: %s", regexp.MustCompile(`data-prefix="[^"]*" data-tasks="\d+"`).FindAllString(page, -1))
-	}
+	return string(b)
 }

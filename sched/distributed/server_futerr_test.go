@@ -136,9 +136,7 @@ func TestServerKeepGoingScripted(t *testing.T) {
 	ss := newSimServer(3)
 	ok := func(what string) { t.Helper(); ss.check(t, func() string { return " " + what }) }
 	w := ss.register(t, &pb.Register{Name: "a", DataAddress: "10.0.0.1:1", Nthreads: 8})
-	sess := &srvSession{id: "s", held: map[string][]taskRef{}}
-	ss.do(t, func() string { return "a session" }, func() { ss.s.sessions[sess.id] = sess })
-	ss.csess = append(ss.csess, sess)
+	sess := ss.openSession(t, "s")
 
 	defs := []*pb.TaskDef{
 		{Key: "a-0"}, {Key: "a-1", Priority: 1}, {Key: "a-2", Priority: 2},
@@ -228,9 +226,7 @@ func TestRetiredJobWaitsForWorkers(t *testing.T) {
 	ss := newSimServer(3)
 	ok := func(what string) { t.Helper(); ss.check(t, func() string { return " " + what }) }
 	w := ss.register(t, &pb.Register{Name: "a", DataAddress: "10.0.0.1:1", Nthreads: 2})
-	sess := &srvSession{id: "s", held: map[string][]taskRef{}}
-	ss.do(t, func() string { return "a session" }, func() { ss.s.sessions[sess.id] = sess })
-	ss.csess = append(ss.csess, sess)
+	sess := ss.openSession(t, "s")
 	defs := []*pb.TaskDef{{Key: "x-0"}, {Key: "y-1", Deps: []int32{0}}}
 	j := ss.submit(t, &pb.ClientMessage{Tasks: defs, Run: &pb.Run{Outputs: []int32{1}, Hold: []int32{1}, Session: sess.id, KeepGoing: true}})
 	ok("submitted")
@@ -264,4 +260,13 @@ func TestRetiredJobWaitsForWorkers(t *testing.T) {
 	if st != tsMemory || holder != w2.w.id {
 		t.Fatalf("after a worker joined: the held value is %s on worker %d, want in memory on %d", stateNames[st], holder, w2.w.id)
 	}
+}
+
+// openSession opens a client session named id on the scheduler, as its
+// Session stream does.
+func (ss *simServer) openSession(t testing.TB, id string) *srvSession {
+	sess := &srvSession{id: id, held: map[string][]taskRef{}}
+	ss.do(t, func() string { return "a session" }, func() { ss.s.sessions[sess.id] = sess })
+	ss.csess = append(ss.csess, sess)
+	return sess
 }
