@@ -567,7 +567,9 @@ func TestOpen(t *testing.T) {
 	if !errors.As(err, &de) || de.Path != rawPath {
 		t.Errorf("raw without shape: %v does not wrap a *DatasetError naming the file", err)
 	}
-	// Nothing recognises a text file: every format is listed.
+	// Nothing recognises a text file: every format is listed (but a
+	// format another test registered, when tests run again in one
+	// process with -count).
 	txt := filepath.Join(dir, "notes.txt")
 	os.WriteFile(txt, []byte("hello"), 0o644)
 	_, err = Open(txt)
@@ -576,7 +578,7 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("text file: %v", err)
 	}
 	for _, f := range Formats() {
-		if !strings.Contains(err.Error(), f+" (not recognised)") {
+		if !strings.HasPrefix(f, "test-") && !strings.Contains(err.Error(), f+" (not recognised)") {
 			t.Errorf("error %q does not list %s", err, f)
 		}
 	}
