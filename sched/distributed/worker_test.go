@@ -616,7 +616,11 @@ func TestWorkerSpills(t *testing.T) {
 			t.Fatalf("%s changed through a spill", k)
 		}
 	}
-	c.waitHeartbeat(func(h *pb.Heartbeat) bool { return h.UnspillCount >= 2 })
+	// At least one of t's inputs came back from disk. (Not always both:
+	// on a loaded machine one was still, or again, in memory when t
+	// read it, whatever the test waited for; the values above are
+	// checked whole either way.)
+	c.waitHeartbeat(func(h *pb.Heartbeat) bool { return h.UnspillCount >= 1 })
 	c.send <- &pb.SchedulerMessage{CancelJobs: []uint64{1}}
 	c.waitHeartbeat(func(h *pb.Heartbeat) bool { return h.StoredKeys == 0 && h.SpilledBytes == 0 })
 	w.Close()
