@@ -270,3 +270,32 @@ func (ss *simServer) openSession(t testing.TB, id string) *srvSession {
 	ss.csess = append(ss.csess, sess)
 	return sess
 }
+
+// A steal reply that says the worker gave a task up, though the scheduler
+// no longer asked for it (the request was for an attempt that failed
+// since; the worker got the request after the task was sent again, and
+// took the new copy), sends the task out again: the worker no longer has
+// it. (Under load a retried task once waited for ever this way.)
+func TestStaleStealReplyRequeues(t *testing.T) {
+	ss := newSimServer(3)
+	ok := func(what string) { t.Helper(); ss.check(t, func() string { return " " + what }) }
+	w := ss.register(t, &pb.Register{Name: "a", DataAddress: "10.0.0.1:1", Nthreads: 1})
+	j := ss.submit(t, &pb.ClientMessage{Tasks: []*pb.TaskDef{{Key: "r-0"}}, Run: &pb.Run{Outputs: []int32{0}}})
+	ok("submitted")
+	if len(w.specs) != 1 {
+		t.Fatalf("%d tasks sent, want 1", len(w.specs))
+	}
+	ss.send(t, w, &pb.WorkerMessage{Stolen: []*pb.StealReply{{Job: j.id, Key: "r-0", Stolen: true}}})
+	ok("a stale steal reply")
+	if len(w.specs) != 2 || w.specs[1].Key != "r-0" {
+		t.Fatalf("after the worker gave the task up: %d tasks sent, want r-0 sent again", len(w.specs))
+	}
+	ss.send(t, w, reportAll(w, nil))
+	ok("reported")
+	ss.s.mu.Lock()
+	st := j.state[0]
+	ss.s.mu.Unlock()
+	if st != tsMemory {
+		t.Fatalf("r-0 is %s, want in memory", stateNames[st])
+	}
+}

@@ -427,8 +427,20 @@ func laterThan(a, b taskRef) bool {
 
 func (s *Server) stealReply(w *srvWorker, r *pb.StealReply) {
 	j, t := s.lookup(r.Job, r.Key)
-	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id || j.thief[t] == 0 {
+	if j == nil || j.state[t] != tsProcessing || j.proc[t] != w.id {
 		return // finished, lost or dropped meanwhile
+	}
+	if j.thief[t] == 0 {
+		if r.Stolen {
+			// A stale request (asked of an earlier attempt, which failed
+			// and cleared it) took the copy sent here again since, which
+			// the worker got in the same message before the request: the
+			// task is no longer there, and would be waited for for ever.
+			s.removeProc(j, t)
+			j.state[t] = tsLimbo
+			s.requeue(j, t)
+		}
+		return
 	}
 	th := s.byID[j.thief[t]]
 	if !r.Stolen {

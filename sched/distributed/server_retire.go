@@ -231,6 +231,9 @@ func (s *Server) startRetire(names []string) (*retirement, error) {
 	}
 	s.log.Info("retiring workers", "workers", r.names())
 	r.step()
+	// Root tasks that preferred these workers (AllowOtherWorkers) may go
+	// to the others now.
+	s.refill()
 	return r, nil
 }
 
