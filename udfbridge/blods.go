@@ -17,11 +17,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -119,15 +117,9 @@ var (
 // OpenBLO opens a .blo file: nav (NY, NX) unless opts.NavShape gives
 // another of at most NX·NY frames, sig (DP_SZ, DP_SZ).
 func OpenBLO(path string, opts OpenOptions) (*BLODataset, error) {
-	bad := func(err error, format string, args ...any) error {
-		return &DatasetError{Kind: KindBLO, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
-	}
-	if err := graph.CheckPath("udfbridge.open-blo", path); err != nil {
-		return nil, bad(err, "refused")
-	}
-	f, err := os.Open(path)
+	f, bad, err := openFramedFile(KindBLO, path)
 	if err != nil {
-		return nil, bad(err, "open")
+		return nil, err
 	}
 	defer f.Close()
 	head := make([]byte, bloHeaderBytes)

@@ -31,9 +31,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
-	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -399,15 +397,9 @@ var (
 // axes are not in C order (a 4-D image without Data Order Swapped) is
 // refused, as is a file of big-endian data.
 func OpenDM4(path string, opts OpenOptions) (*DM4Dataset, error) {
-	bad := func(err error, format string, args ...any) error {
-		return &DatasetError{Kind: KindDM4, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
-	}
-	if err := graph.CheckPath("udfbridge.open-dm4", path); err != nil {
-		return nil, bad(err, "refused")
-	}
-	f, err := os.Open(path)
+	f, bad, err := openFramedFile(KindDM4, path)
 	if err != nil {
-		return nil, bad(err, "open")
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()

@@ -26,6 +26,7 @@ import (
 	"sort"
 
 	"github.com/tessera-go/tessera/freelist"
+	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -45,6 +46,24 @@ type frameRun struct {
 // order. Both lengths are exact. A nil decoder means the stored bytes are
 // already the frame.
 type frameDecoder func(dst, src []byte)
+
+// openFramedFile opens the file of a framed format of kind at path, after
+// checking it against the process's data directories (graph.CheckPath,
+// as op "udfbridge.open-KIND"), and returns with it the format's error
+// maker: a *DatasetError of kind naming path.
+func openFramedFile(kind, path string) (*os.File, func(err error, format string, args ...any) error, error) {
+	bad := func(err error, format string, args ...any) error {
+		return &DatasetError{Kind: kind, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
+	}
+	if err := graph.CheckPath("udfbridge.open-"+kind, path); err != nil {
+		return nil, nil, bad(err, "refused")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, bad(err, "open")
+	}
+	return f, bad, nil
+}
 
 // framedFile is the frame table and decoder of a framed format.
 type framedFile struct {

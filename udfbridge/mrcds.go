@@ -16,9 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
-	"github.com/tessera-go/tessera/graph"
 	"github.com/tessera-go/tessera/nd"
 )
 
@@ -176,15 +174,9 @@ var (
 // shape of at most NZ frames, sig (NY, NX). A file shorter than its
 // header, extended header and data is refused, naming both sizes.
 func OpenMRC(path string, opts OpenOptions) (*MRCDataset, error) {
-	bad := func(err error, format string, args ...any) error {
-		return &DatasetError{Kind: KindMRC, Path: path, Reason: fmt.Sprintf(format, args...), Err: err}
-	}
-	if err := graph.CheckPath("udfbridge.open-mrc", path); err != nil {
-		return nil, bad(err, "refused")
-	}
-	f, err := os.Open(path)
+	f, bad, err := openFramedFile(KindMRC, path)
 	if err != nil {
-		return nil, bad(err, "open")
+		return nil, err
 	}
 	head := make([]byte, mrcHeaderBytes)
 	_, err = io.ReadFull(f, head)
