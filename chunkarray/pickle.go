@@ -273,6 +273,31 @@ func unpickle(data []byte) (any, error) {
 		pos += i + 1
 		return s, nil
 	}
+	// memoKey reads the memo index of a PUT or GET opcode: one byte (the
+	// BIN form), four (LONG_BIN) or a decimal line (the text form).
+	memoKey := func(oneByte bool, fourBytes bool) (uint64, error) {
+		switch {
+		case oneByte:
+			b, err := need(1)
+			if err != nil {
+				return 0, err
+			}
+			return uint64(b[0]), nil
+		case fourBytes:
+			b, err := need(4)
+			if err != nil {
+				return 0, err
+			}
+			return uint64(binary.LittleEndian.Uint32(b)), nil
+		}
+		s, err := line()
+		if err != nil {
+			return 0, err
+		}
+		var k uint64
+		_, err = fmt.Sscanf(s, "%d", &k)
+		return k, err
+	}
 	setItems := func(d any, kv []any) error {
 		dict, ok := d.(*pyDict)
 		if !ok || len(kv)%2 != 0 {
@@ -458,22 +483,7 @@ func unpickle(data []byte) (any, error) {
 			}
 		case pkBinPut, pkLongBinPut, pkPut:
 			var k uint64
-			switch op {
-			case pkBinPut:
-				if b, err = need(1); err == nil {
-					k = uint64(b[0])
-				}
-			case pkLongBinPut:
-				if b, err = need(4); err == nil {
-					k = uint64(binary.LittleEndian.Uint32(b))
-				}
-			default:
-				var s string
-				if s, err = line(); err == nil {
-					_, err = fmt.Sscanf(s, "%d", &k)
-				}
-			}
-			if err != nil {
+			if k, err = memoKey(op == pkBinPut, op == pkLongBinPut); err != nil {
 				break
 			}
 			var v any
@@ -482,22 +492,7 @@ func unpickle(data []byte) (any, error) {
 			}
 		case pkBinGet, pkLongBinGet, pkGet:
 			var k uint64
-			switch op {
-			case pkBinGet:
-				if b, err = need(1); err == nil {
-					k = uint64(b[0])
-				}
-			case pkLongBinGet:
-				if b, err = need(4); err == nil {
-					k = uint64(binary.LittleEndian.Uint32(b))
-				}
-			default:
-				var s string
-				if s, err = line(); err == nil {
-					_, err = fmt.Sscanf(s, "%d", &k)
-				}
-			}
-			if err != nil {
+			if k, err = memoKey(op == pkBinGet, op == pkLongBinGet); err != nil {
 				break
 			}
 			v, ok := memo[k]
