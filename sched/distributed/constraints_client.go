@@ -164,8 +164,11 @@ func (o *opTable) addRequired(t int32, k graph.Key, op graph.Op) error {
 		if name == "" {
 			continue
 		}
-		if has, atInit := graph.HasRequirement(name); has && !atInit && !o.lateOK {
-			return &LateOpError{Op: name, Key: k, Requirement: true}
+		if _, seen := o.index[name]; !seen {
+			// Checked once per job and name, as lookup checks ops.
+			if has, atInit := graph.HasRequirement(name); has && !atInit && !o.lateOK {
+				return &LateOpError{Op: name, Key: k, Requirement: true}
+			}
 		}
 		idx, err := o.lookup(name, k)
 		if err != nil {
